@@ -1,0 +1,52 @@
+// NDArray: a dense, 64-byte aligned host array with a dtype and a shape. The
+// currency between the reference evaluator, compiled kernels and tests.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.h"
+
+namespace tunectl::runtime {
+
+class NDArray {
+ public:
+  NDArray() = default;
+  NDArray(ir::DType dtype, std::vector<int64_t> shape);  // zero-filled
+
+  ir::DType dtype() const { return dtype_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int64_t num_elements() const;
+  size_t num_bytes() const;
+  void* raw() { return data_.get(); }
+  const void* raw() const { return data_.get(); }
+  template <typename T>
+  T* data() { return static_cast<T*>(raw()); }
+  template <typename T>
+  const T* data() const { return static_cast<const T*>(raw()); }
+
+  // Element i (flat, row-major) converted to / from double, any dtype.
+  double get(int64_t i) const;
+  void set(int64_t i, double v);
+
+  // Uniform values in [lo, hi) (integers: rounded down).
+  void fill_random(std::mt19937_64& rng, double lo = -1.0, double hi = 1.0);
+
+ private:
+  ir::DType dtype_ = ir::DType::Float32;
+  std::vector<int64_t> shape_;
+  std::shared_ptr<uint8_t[]> data_;
+};
+
+// Elementwise |a - b| <= atol + rtol * |b|; on failure a message naming the
+// first mismatching element and the count of mismatches.
+struct CompareResult {
+  bool ok = true;
+  std::string message;
+};
+CompareResult all_close(const NDArray& actual, const NDArray& expected, double rtol = 1e-4, double atol = 1e-5);
+
+}  // namespace tunectl::runtime

@@ -1,0 +1,20 @@
+// The thread pool that parallel loops of generated kernels run on. Generated
+// code calls the C entry point tunectl_parallel_for, which splits [0, n) into
+// contiguous chunks, one per worker, and returns when all are done.
+#pragma once
+
+#include <cstdint>
+
+extern "C" {
+// body(closure, begin, end) runs iterations [begin, end). Nested calls (a
+// parallel loop inside a parallel loop) run serially on the calling thread.
+// Returns 0.
+int tunectl_parallel_for(void (*body)(void* closure, int64_t begin, int64_t end), void* closure, int64_t n);
+}
+
+namespace tunectl::runtime {
+// Worker count for parallel loops: TUNECTL_NUM_THREADS, else the number of
+// cores this process may run on. Takes effect before the first parallel loop.
+void set_num_threads(int n);
+int num_threads();
+}  // namespace tunectl::runtime
