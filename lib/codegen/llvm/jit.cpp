@@ -1,0 +1,1 @@
+#include "codegen/llvm/llvm_codegen.h"

@@ -1,0 +1,1 @@
+#include "schedule/state.h"

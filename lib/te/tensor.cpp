@@ -1,0 +1,1 @@
+#include "te/tensor.h"
