@@ -1,1 +1,32 @@
-int main() { return 0; }
+// tunectl: the command line. Parses flags with CLI11, dispatches to one
+// subcommand, and is the single place where errors become exit codes:
+// 0 ok, 1 bad command line, 2 user error, 70 internal error.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+
+#include "cmd/subcommands.h"
+#include "ir/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"tunectl — an auto-tuner for deep-learning models (ONNX -> tuned CPU/GPU kernels)", "tunectl"};
+  app.set_version_flag("--version", "tunectl " TUNECTL_VERSION);
+  app.require_subcommand(1);
+  tunectl::cmd::register_compile(app);
+  tunectl::cmd::register_bench(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const tunectl::UserError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const tunectl::InternalError& e) {
+    std::fprintf(stderr, "%s\n(this is a bug in tunectl; please report it)\n", e.what());
+    return 70;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}

@@ -1,1 +1,126 @@
 #include "runtime/ndarray.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <type_traits>
+
+#include "ir/error.h"
+
+namespace tunectl::runtime {
+
+namespace {
+
+constexpr size_t kAlignment = 64;
+
+// Calls f with a typed pointer to element i of a (bool stored as one byte).
+template <typename F>
+auto with_element(ir::DType t, const void* base, int64_t i, F f) {
+  switch (t) {
+    case ir::DType::Bool: return f(static_cast<const uint8_t*>(base) + i);
+    case ir::DType::Int32: return f(static_cast<const int32_t*>(base) + i);
+    case ir::DType::Int64: return f(static_cast<const int64_t*>(base) + i);
+    case ir::DType::Float32: return f(static_cast<const float*>(base) + i);
+    case ir::DType::Float64: return f(static_cast<const double*>(base) + i);
+  }
+  internal_fail("bad dtype");
+}
+
+std::string shape_string(const std::vector<int64_t>& s) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < s.size(); ++i) os << (i ? "," : "") << s[i];
+  os << "]";
+  return os.str();
+}
+
+}  // namespace
+
+NDArray::NDArray(ir::DType dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(std::move(shape)) {
+  for (int64_t d : shape_) user_check(d > 0, "array dimension ", d, " is not positive");
+  // Round up so aligned_alloc gets a multiple of the alignment; at least one
+  // block, so a scalar array has storage too.
+  size_t bytes = (std::max<size_t>(num_bytes(), 1) + kAlignment - 1) / kAlignment * kAlignment;
+  auto* p = static_cast<uint8_t*>(std::aligned_alloc(kAlignment, bytes));
+  if (!p) throw std::bad_alloc();
+  std::memset(p, 0, bytes);
+  data_ = std::shared_ptr<uint8_t[]>(p, [](uint8_t* q) { std::free(q); });
+}
+
+int64_t NDArray::num_elements() const {
+  int64_t n = 1;
+  for (int64_t d : shape_) n *= d;
+  return n;
+}
+
+size_t NDArray::num_bytes() const { return static_cast<size_t>(num_elements()) * ir::dtype_bytes(dtype_); }
+
+double NDArray::get(int64_t i) const {
+  internal_check(i >= 0 && i < num_elements(), "NDArray::get index ", i, " out of range");
+  return with_element(dtype_, raw(), i, [](auto* p) { return static_cast<double>(*p); });
+}
+
+void NDArray::set(int64_t i, double v) {
+  internal_check(i >= 0 && i < num_elements(), "NDArray::set index ", i, " out of range");
+  with_element(dtype_, raw(), i, [&](auto* p) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(p)>>;
+    if constexpr (std::is_same_v<T, uint8_t>) {
+      *const_cast<T*>(p) = v != 0 ? 1 : 0;
+    } else {
+      *const_cast<T*>(p) = static_cast<T>(v);
+    }
+  });
+}
+
+void NDArray::fill_random(std::mt19937_64& rng, double lo, double hi) {
+  user_check(lo < hi, "fill_random needs lo < hi, got [", lo, ", ", hi, ")");
+  std::uniform_real_distribution<double> dist(lo, hi);
+  int64_t n = num_elements();
+  for (int64_t i = 0; i < n; ++i) {
+    double v = dist(rng);
+    set(i, ir::is_float(dtype_) ? v : std::floor(v));
+  }
+}
+
+CompareResult all_close(const NDArray& actual, const NDArray& expected, double rtol, double atol) {
+  CompareResult r;
+  if (actual.shape() != expected.shape() || actual.dtype() != expected.dtype()) {
+    r.ok = false;
+    r.message = "shape/dtype mismatch: actual " + std::string(ir::to_string(actual.dtype())) +
+                shape_string(actual.shape()) + " vs expected " + std::string(ir::to_string(expected.dtype())) +
+                shape_string(expected.shape());
+    return r;
+  }
+  int64_t n = expected.num_elements();
+  int64_t mismatches = 0;
+  int64_t first = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    double a = actual.get(i), b = expected.get(i);
+    bool close;
+    if (std::isnan(a) || std::isnan(b)) {
+      close = std::isnan(a) && std::isnan(b);
+    } else if (std::isinf(a) || std::isinf(b)) {
+      close = a == b;
+    } else {
+      close = std::fabs(a - b) <= atol + rtol * std::fabs(b);
+    }
+    if (!close) {
+      if (first < 0) first = i;
+      ++mismatches;
+    }
+  }
+  if (mismatches > 0) {
+    r.ok = false;
+    std::ostringstream os;
+    os.precision(9);
+    os << "mismatch at flat index " << first << ": actual " << actual.get(first) << " vs expected "
+       << expected.get(first) << " (" << mismatches << " of " << n << " elements differ, rtol=" << rtol
+       << ", atol=" << atol << ")";
+    r.message = os.str();
+  }
+  return r;
+}
+
+}  // namespace tunectl::runtime

@@ -1,1 +1,87 @@
+// jit_compile: build, optimize and load a kernel in process with ORC's LLJIT.
+// Symbols the kernel calls resolve first against the explicit table below
+// (the thread pool entry and the libm functions codegen names), then against
+// everything the current process has loaded.
+#include <cmath>
+#include <cstdlib>
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "codegen/llvm/ir_builder.h"
 #include "codegen/llvm/llvm_codegen.h"
+#include "codegen/llvm/optimize.h"
+#include "codegen/llvm/target.h"
+#include "ir/error.h"
+#include "runtime/thread_pool.h"
+
+namespace tunectl::codegen {
+namespace {
+
+// LLVM errors end here, once, as InternalErrors: by now the kernel has been
+// built from valid IR, so a failure is ours to fix.
+template <typename T>
+T unwrap(llvm::Expected<T> value, const char* what) {
+  if (!value) internal_fail(what, ": ", llvm::toString(value.takeError()));
+  return std::move(*value);
+}
+
+void check(llvm::Error error, const char* what) {
+  if (error) internal_fail(what, ": ", llvm::toString(std::move(error)));
+}
+
+llvm::orc::SymbolMap runtime_symbols(llvm::orc::LLJIT& jit) {
+  llvm::orc::SymbolMap symbols;
+  auto add = [&](const char* name, auto* fn) {
+    symbols[jit.mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn), llvm::JITSymbolFlags::Exported};
+  };
+  // Named explicitly so a host binary need not export them dynamically.
+  add("tunectl_parallel_for", &tunectl_parallel_for);
+  add("tanhf", static_cast<float (*)(float)>(&::tanhf));
+  add("erff", static_cast<float (*)(float)>(&::erff));
+  add("tanh", static_cast<double (*)(double)>(&::tanh));
+  add("erf", static_cast<double (*)(double)>(&::erf));
+  add("aligned_alloc", static_cast<void* (*)(size_t, size_t)>(&::aligned_alloc));
+  add("free", static_cast<void (*)(void*)>(&::free));
+  return symbols;
+}
+
+}  // namespace
+
+struct JitKernel::Impl {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+};
+
+JitKernel::JitKernel(std::unique_ptr<Impl> impl, KernelFn entry, std::string name)
+    : impl_(std::move(impl)), entry_(entry), name_(std::move(name)) {}
+JitKernel::~JitKernel() = default;
+JitKernel::JitKernel(JitKernel&&) noexcept = default;
+JitKernel& JitKernel::operator=(JitKernel&&) noexcept = default;
+
+JitKernel jit_compile(const lower::LoweredFunc& func) {
+  auto tm = make_host_target_machine();
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  auto module = build_module(func, *ctx, *tm);
+  optimize_module(*module, *tm);
+
+  auto jtmb = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), "detecting the host for the JIT");
+  jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto impl = std::make_unique<JitKernel::Impl>();
+  impl->jit = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create(),
+                     "creating the JIT");
+  llvm::orc::JITDylib& lib = impl->jit->getMainJITDylib();
+  check(lib.define(llvm::orc::absoluteSymbols(runtime_symbols(*impl->jit))), "defining runtime symbols");
+  lib.addGenerator(unwrap(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+                              impl->jit->getDataLayout().getGlobalPrefix()),
+                          "searching the current process for symbols"));
+  check(impl->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(ctx))),
+        "adding the kernel module");
+  auto address = unwrap(impl->jit->lookup(func.name), "looking up the kernel");
+  auto entry = address.toPtr<KernelFn>();
+  return JitKernel(std::move(impl), entry, func.name);
+}
+
+}  // namespace tunectl::codegen

@@ -1,0 +1,13 @@
+// The subcommands of tunectl. Each registers itself on the CLI11 app and
+// sets the callback that runs it; errors leave as UserError/InternalError and
+// main() turns them into messages and exit codes.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace tunectl::cmd {
+
+void register_compile(CLI::App& app);
+void register_bench(CLI::App& app);
+
+}  // namespace tunectl::cmd

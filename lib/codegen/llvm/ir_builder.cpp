@@ -1,0 +1,504 @@
+#include "codegen/llvm/ir_builder.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "codegen/llvm/emitter.h"
+#include "ir/error.h"
+#include "ir/functor.h"
+#include "ir/simplify.h"
+#include "ir/substitute.h"
+
+namespace tunectl::codegen {
+
+using ir::DType;
+using ir::ExprKind;
+
+namespace {
+
+// Buffers up to this size live on the stack of the function that allocates
+// them (each thread its own in outlined parallel bodies); larger ones on the
+// heap, so deep tiles cannot overflow a worker's stack.
+constexpr int64_t kMaxStackBytes = 256 * 1024;
+constexpr uint64_t kBufferAlign = 64;
+
+// True if e contains a Load: such an expression must not be evaluated
+// speculatively (a padding Select guards an out-of-bounds index).
+bool has_load(const ir::Expr& e) {
+  bool found = false;
+  ir::post_order_visit(e, [&](const ir::Expr& x) { found = found || x.kind() == ExprKind::Load; });
+  return found;
+}
+
+}  // namespace
+
+std::optional<int64_t> linear_coefficient(const ir::Expr& e, const ir::Var& v) {
+  if (!ir::uses_var(e, v)) return 0;
+  // The stride of e in v is e[v := v + 1] - e when that simplifies to a
+  // constant; anything else (floordiv/floormod of v, v inside a load's index)
+  // has no single stride.
+  ir::Expr step = ir::simplify(ir::substitute(e, {{v, v + 1}}) - e);
+  if (const int64_t* c = ir::as_const_int(step)) return *c;
+  return std::nullopt;
+}
+
+ir::Expr flat_index(const ir::Buffer& buffer, const std::vector<ir::Expr>& indices) {
+  internal_check(!indices.empty(), "access to ", buffer->name, " without an index");
+  if (indices.size() == 1) return indices[0];
+  internal_check(indices.size() == buffer->shape.size(), "access to ", buffer->name, " has ", indices.size(),
+                 " indices for ", buffer->shape.size(), " dimensions");
+  ir::Expr offset = indices[0];
+  for (size_t d = 1; d < indices.size(); ++d) offset = offset * buffer->shape[d] + indices[d];
+  return offset;
+}
+
+Emitter::Emitter(llvm::Module& module, llvm::IRBuilderBase& builder, const llvm::TargetMachine& tm)
+    : module_(module), ctx_(module.getContext()), b_(builder), tm_(tm) {
+  // Reassociation and contraction let the vectorizers reorder reductions and
+  // form FMAs; results then differ from the reference within fp32
+  // reassociation tolerance. No nnan/ninf: NaN and inf propagate as written.
+  llvm::FastMathFlags fmf;
+  fmf.setAllowReassoc();
+  fmf.setAllowContract();
+  b_.setFastMathFlags(fmf);
+}
+
+llvm::Type* Emitter::scalar_type(DType t) {
+  switch (t) {
+    case DType::Bool: return b_.getInt1Ty();
+    case DType::Int32: return b_.getInt32Ty();
+    case DType::Int64: return b_.getInt64Ty();
+    case DType::Float32: return b_.getFloatTy();
+    case DType::Float64: return b_.getDoubleTy();
+  }
+  internal_fail("unknown dtype");
+}
+
+llvm::Type* Emitter::memory_type(DType t) { return t == DType::Bool ? b_.getInt8Ty() : scalar_type(t); }
+
+llvm::Function* Emitter::new_function(const std::string& name, llvm::Type* ret,
+                                      const std::vector<llvm::Type*>& params, bool internal) {
+  auto* fty = llvm::FunctionType::get(ret, params, false);
+  auto linkage = internal ? llvm::Function::InternalLinkage : llvm::Function::ExternalLinkage;
+  auto* f = llvm::Function::Create(fty, linkage, name, module_);
+  f->addFnAttr("target-cpu", tm_.getTargetCPU());
+  f->addFnAttr("target-features", tm_.getTargetFeatureString());
+  // Let the loop and SLP vectorizers use full AVX-512 registers.
+  f->addFnAttr("prefer-vector-width", "512");
+  f->addFnAttr("min-legal-vector-width", "512");
+  f->addFnAttr(llvm::Attribute::NoUnwind);
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", f));
+  return f;
+}
+
+void Emitter::emit_kernel(const lower::LoweredFunc& func) {
+  kernel_name_ = func.name;
+  func_ = new_function(func.name, b_.getVoidTy(), {b_.getPtrTy()}, false);
+  func_->addParamAttr(0, llvm::Attribute::NoAlias);
+  func_->addParamAttr(0, llvm::Attribute::NoCapture);
+  func_->addParamAttr(0, llvm::Attribute::ReadOnly);
+  llvm::Value* args = func_->getArg(0);
+
+  // Arguments are distinct allocations: one alias scope each, so LLVM may
+  // keep loads of inputs in registers across stores to the output.
+  llvm::MDBuilder mdb(ctx_);
+  llvm::MDNode* domain = mdb.createAnonymousAliasScopeDomain(func.name);
+  std::vector<llvm::MDNode*> scopes;
+  for (const auto& buf : func.args) scopes.push_back(mdb.createAnonymousAliasScope(domain, buf->name));
+  for (size_t i = 0; i < func.args.size(); ++i) {
+    std::vector<llvm::Metadata*> others;
+    for (size_t j = 0; j < scopes.size(); ++j)
+      if (j != i) others.push_back(scopes[j]);
+    alias_md_[func.args[i].get()] = {llvm::MDNode::get(ctx_, {scopes[i]}), llvm::MDNode::get(ctx_, others)};
+    llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(b_.getPtrTy(), args, i);
+    llvm::Value* ptr = b_.CreateLoad(b_.getPtrTy(), slot, func.args[i]->name);
+    b_.CreateAlignmentAssumption(module_.getDataLayout(), ptr, kBufferAlign);
+    buffers_[func.args[i]] = ptr;
+  }
+  emit(func.body);
+  b_.CreateRetVoid();
+}
+
+// ---- statements ------------------------------------------------------------
+
+void Emitter::emit(const ir::Stmt& s) {
+  if (!s) return;
+  switch (s.kind()) {
+    case ir::StmtKind::For: return emit_for(s.as<ir::ForNode>());
+    case ir::StmtKind::Store:
+      return lanes_ > 0 ? emit_vector_store(s.as<ir::StoreNode>()) : emit_store(s.as<ir::StoreNode>());
+    case ir::StmtKind::Allocate: return emit_allocate(s.as<ir::AllocateNode>());
+    case ir::StmtKind::Seq:
+      for (const auto& x : s.as<ir::SeqNode>()->stmts) emit(x);
+      return;
+    case ir::StmtKind::IfThenElse: return emit_if(s.as<ir::IfThenElseNode>());
+    case ir::StmtKind::Barrier: return;  // one CPU thread runs the whole "block"
+  }
+  internal_fail("unknown statement kind");
+}
+
+void Emitter::emit_counted_loop(llvm::Value* begin, llvm::Value* end, const std::function<void(llvm::Value*)>& body,
+                                const char* loop_hint) {
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  auto* header = llvm::BasicBlock::Create(ctx_, "loop", func_);
+  auto* body_bb = llvm::BasicBlock::Create(ctx_, "body", func_);
+  auto* exit = llvm::BasicBlock::Create(ctx_, "exit", func_);
+  b_.CreateBr(header);
+  b_.SetInsertPoint(header);
+  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "i");
+  i->addIncoming(begin, pre);
+  b_.CreateCondBr(b_.CreateICmpSLT(i, end), body_bb, exit);
+  b_.SetInsertPoint(body_bb);
+  body(i);
+  llvm::Value* next = b_.CreateAdd(i, b_.getInt64(1), "", /*HasNUW=*/false, /*HasNSW=*/true);
+  llvm::BranchInst* back = b_.CreateBr(header);
+  i->addIncoming(next, b_.GetInsertBlock());
+  if (loop_hint) {
+    llvm::Metadata* hint = nullptr;
+    if (std::string(loop_hint) == "vectorize")
+      hint = llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
+                                      llvm::ConstantAsMetadata::get(b_.getTrue())});
+    else
+      hint = llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.full")});
+    llvm::MDNode* loop_id = llvm::MDNode::getDistinct(ctx_, {nullptr, hint});
+    loop_id->replaceOperandWith(0, loop_id);
+    back->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
+  }
+  b_.SetInsertPoint(exit);
+}
+
+void Emitter::emit_for(const ir::ForNode* op) {
+  switch (op->for_kind) {
+    case ir::ForKind::ThreadBinding:
+      user_fail("loop ", op->var.name(), " bound to ", op->thread_tag, " cannot run on the CPU target");
+    case ir::ForKind::Parallel:
+      return emit_parallel_for(op);
+    case ir::ForKind::Vectorized:
+      return emit_vectorized_for(op);
+    case ir::ForKind::Unrolled: {
+      // Small constant trip counts are replicated with the variable bound to
+      // a constant, so index arithmetic folds per copy.
+      const int64_t* ext = ir::as_const_int(op->extent);
+      const int64_t* mn = ir::as_const_int(op->min);
+      constexpr int64_t kMaxReplicas = 64;
+      if (ext && mn && *ext <= kMaxReplicas) {
+        llvm::Value* saved = vars_.count(op->var) ? vars_[op->var] : nullptr;
+        for (int64_t k = 0; k < *ext; ++k) {
+          vars_[op->var] = b_.getInt64(*mn + k);
+          emit(op->body);
+        }
+        if (saved) vars_[op->var] = saved; else vars_.erase(op->var);
+        return;
+      }
+      break;
+    }
+    case ir::ForKind::Serial:
+      break;
+  }
+  internal_check(lanes_ == 0, "loop ", op->var.name(), " inside a vector body");
+  llvm::Value* mn = emit(op->min);
+  llvm::Value* end = b_.CreateAdd(mn, emit(op->extent));
+  const char* hint = op->for_kind == ir::ForKind::Unrolled ? "unroll" : nullptr;
+  emit_counted_loop(mn, end, [&](llvm::Value* i) {
+    vars_[op->var] = i;
+    emit(op->body);
+  }, hint);
+  vars_.erase(op->var);
+}
+
+void Emitter::emit_store(const ir::StoreNode* op) {
+  llvm::Value* value = emit(op->value);
+  if (op->buffer->dtype == DType::Bool) value = b_.CreateZExt(value, b_.getInt8Ty());
+  llvm::Value* addr = element_address(op->buffer, emit(flat_index(op->buffer, op->indices)));
+  tag_access(b_.CreateStore(value, addr), op->buffer);
+}
+
+void Emitter::emit_allocate(const ir::AllocateNode* op) {
+  const ir::Buffer& buf = op->buffer;
+  int64_t bytes = buf->num_elements() * ir::dtype_bytes(buf->dtype);
+  bytes = (bytes + kBufferAlign - 1) / kBufferAlign * kBufferAlign;
+  if (bytes <= kMaxStackBytes) {
+    // In the entry block, so a loop around the Allocate does not grow the stack.
+    llvm::IRBuilder<> entry(&func_->getEntryBlock(), func_->getEntryBlock().begin());
+    auto* slot = entry.CreateAlloca(memory_type(buf->dtype), entry.getInt64(buf->num_elements()), buf->name);
+    slot->setAlignment(llvm::Align(kBufferAlign));
+    buffers_[buf] = slot;
+    emit(op->body);
+  } else {
+    llvm::FunctionCallee alloc = module_.getOrInsertFunction("aligned_alloc", b_.getPtrTy(), b_.getInt64Ty(),
+                                                             b_.getInt64Ty());
+    llvm::FunctionCallee release = module_.getOrInsertFunction("free", b_.getVoidTy(), b_.getPtrTy());
+    llvm::Value* ptr = b_.CreateCall(alloc, {b_.getInt64(kBufferAlign), b_.getInt64(bytes)}, buf->name);
+    buffers_[buf] = ptr;
+    emit(op->body);
+    b_.CreateCall(release, {ptr});
+  }
+  buffers_.erase(buf);
+}
+
+void Emitter::emit_if(const ir::IfThenElseNode* op) {
+  llvm::Value* cond = emit(op->cond);
+  if (cond->getType()->isVectorTy()) {
+    // Lane-dependent condition inside a vector body: both branches run under
+    // complementary masks.
+    llvm::Value* saved = mask_;
+    llvm::Value* outer = active_mask();
+    mask_ = b_.CreateAnd(outer, cond);
+    emit(op->then_case);
+    if (op->else_case) {
+      mask_ = b_.CreateAnd(outer, b_.CreateNot(cond));
+      emit(op->else_case);
+    }
+    mask_ = saved;
+    return;
+  }
+  auto* then_bb = llvm::BasicBlock::Create(ctx_, "then", func_);
+  auto* else_bb = op->else_case ? llvm::BasicBlock::Create(ctx_, "else", func_) : nullptr;
+  auto* merge = llvm::BasicBlock::Create(ctx_, "endif", func_);
+  b_.CreateCondBr(cond, then_bb, else_bb ? else_bb : merge);
+  b_.SetInsertPoint(then_bb);
+  emit(op->then_case);
+  b_.CreateBr(merge);
+  if (else_bb) {
+    b_.SetInsertPoint(else_bb);
+    emit(op->else_case);
+    b_.CreateBr(merge);
+  }
+  b_.SetInsertPoint(merge);
+}
+
+// ---- expressions -----------------------------------------------------------
+
+llvm::Value* Emitter::emit(const ir::Expr& e) {
+  internal_check(static_cast<bool>(e), "null expression in codegen");
+  switch (e.kind()) {
+    case ExprKind::IntImm: {
+      auto v = e.as<ir::IntImmNode>()->value;
+      return llvm::ConstantInt::get(scalar_type(e.dtype()), static_cast<uint64_t>(v), /*isSigned=*/true);
+    }
+    case ExprKind::FloatImm:
+      return llvm::ConstantFP::get(scalar_type(e.dtype()), e.as<ir::FloatImmNode>()->value);
+    case ExprKind::Var: {
+      auto it = vars_.find(ir::Var(e));
+      internal_check(it != vars_.end(), "unbound variable ", e.as<ir::VarNode>()->name, " in codegen");
+      return it->second;
+    }
+#define TUNECTL_EMIT_BINARY(name) \
+  case ExprKind::name:            \
+    return emit_binary(ExprKind::name, e.as<ir::name##Node>()->a, e.as<ir::name##Node>()->b);
+      TUNECTL_BINARY_NODES(TUNECTL_EMIT_BINARY)
+#undef TUNECTL_EMIT_BINARY
+    case ExprKind::Not:
+      return b_.CreateNot(emit(e.as<ir::NotNode>()->a));
+    case ExprKind::Select:
+      return emit_select(e.as<ir::SelectNode>());
+    case ExprKind::Cast: {
+      const auto* c = e.as<ir::CastNode>();
+      return emit_cast(c->dtype, c->value.dtype(), emit(c->value));
+    }
+    case ExprKind::Call:
+      return emit_call(e.as<ir::CallNode>());
+    case ExprKind::Load:
+      return lanes_ > 0 ? emit_vector_load(e.as<ir::LoadNode>()) : emit_load(e.as<ir::LoadNode>());
+    case ExprKind::Reduce:
+      internal_fail("Reduce reached code generation; lowering must expand it");
+  }
+  internal_fail("unknown expression kind");
+}
+
+llvm::Value* Emitter::emit_binary(ExprKind k, const ir::Expr& ea, const ir::Expr& eb) {
+  llvm::Value* a = emit(ea);
+  llvm::Value* b = emit(eb);
+  if (a->getType()->isVectorTy() != b->getType()->isVectorTy()) {
+    a = splat(a);
+    b = splat(b);
+  }
+  DType t = ea.dtype();
+  bool fp = ir::is_float(t);
+  bool boolean = t == DType::Bool;
+  switch (k) {
+    case ExprKind::Add: return fp ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
+    case ExprKind::Sub: return fp ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
+    case ExprKind::Mul: return fp ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
+    case ExprKind::Div:
+      internal_check(fp, "Div on ", ir::to_string(t), "; integers divide with FloorDiv");
+      return b_.CreateFDiv(a, b);
+    case ExprKind::FloorDiv: return emit_floordiv(a, b, eb, false);
+    case ExprKind::FloorMod: return emit_floordiv(a, b, eb, true);
+    // Same operand order as std::min/std::max, so NaN handling matches the
+    // reference evaluator; lowers to vminps/vmaxps.
+    case ExprKind::Min:
+      return b_.CreateSelect(fp ? b_.CreateFCmpOLT(b, a) : b_.CreateICmpSLT(b, a), b, a);
+    case ExprKind::Max:
+      return b_.CreateSelect(fp ? b_.CreateFCmpOLT(a, b) : b_.CreateICmpSLT(a, b), b, a);
+    case ExprKind::EQ: return fp ? b_.CreateFCmpOEQ(a, b) : b_.CreateICmpEQ(a, b);
+    case ExprKind::NE: return fp ? b_.CreateFCmpUNE(a, b) : b_.CreateICmpNE(a, b);
+    case ExprKind::LT: return fp ? b_.CreateFCmpOLT(a, b) : boolean ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b);
+    case ExprKind::LE: return fp ? b_.CreateFCmpOLE(a, b) : boolean ? b_.CreateICmpULE(a, b) : b_.CreateICmpSLE(a, b);
+    case ExprKind::GT: return fp ? b_.CreateFCmpOGT(a, b) : boolean ? b_.CreateICmpUGT(a, b) : b_.CreateICmpSGT(a, b);
+    case ExprKind::GE: return fp ? b_.CreateFCmpOGE(a, b) : boolean ? b_.CreateICmpUGE(a, b) : b_.CreateICmpSGE(a, b);
+    case ExprKind::And: return b_.CreateAnd(a, b);
+    case ExprKind::Or: return b_.CreateOr(a, b);
+    default: internal_fail("not a binary node: ", ir::to_string(k));
+  }
+}
+
+llvm::Value* Emitter::emit_floordiv(llvm::Value* a, llvm::Value* b, const ir::Expr& divisor, bool mod) {
+  const int64_t* c = ir::as_const_int(divisor);
+  if (c && *c > 0 && (*c & (*c - 1)) == 0) {
+    // Power of two: an arithmetic shift and a mask are exact floor semantics.
+    int shift = 0;
+    while ((int64_t{1} << shift) < *c) ++shift;
+    llvm::Type* t = a->getType();
+    return mod ? b_.CreateAnd(a, llvm::ConstantInt::get(t, *c - 1)) : b_.CreateAShr(a, llvm::ConstantInt::get(t, shift));
+  }
+  llvm::Value* q = b_.CreateSDiv(a, b);
+  llvm::Value* r = b_.CreateSRem(a, b);
+  llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
+  // Truncating division rounds toward zero; step down when the remainder's
+  // sign differs from the divisor's (for a positive constant: r < 0).
+  llvm::Value* adjust = c && *c > 0 ? b_.CreateICmpSLT(r, zero)
+                                    : b_.CreateAnd(b_.CreateICmpNE(r, zero),
+                                                   b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
+  if (mod) return b_.CreateSelect(adjust, b_.CreateAdd(r, b), r);
+  return b_.CreateSub(q, b_.CreateZExt(adjust, a->getType()));
+}
+
+llvm::Value* Emitter::emit_cast(DType to, DType from, llvm::Value* v) {
+  if (to == from) return v;
+  llvm::Type* t = scalar_type(to);
+  if (auto* vt = llvm::dyn_cast<llvm::VectorType>(v->getType())) t = llvm::VectorType::get(t, vt->getElementCount());
+  llvm::Value* zero = llvm::Constant::getNullValue(v->getType());
+  if (to == DType::Bool) return ir::is_float(from) ? b_.CreateFCmpUNE(v, zero) : b_.CreateICmpNE(v, zero);
+  if (ir::is_float(to)) {
+    if (ir::is_float(from)) return b_.CreateFPCast(v, t);
+    return from == DType::Bool ? b_.CreateUIToFP(v, t) : b_.CreateSIToFP(v, t);
+  }
+  if (ir::is_float(from)) return b_.CreateFPToSI(v, t);  // truncation, as C++
+  return from == DType::Bool ? b_.CreateZExt(v, t) : b_.CreateSExtOrTrunc(v, t);
+}
+
+llvm::Value* Emitter::emit_call(const ir::CallNode* op) {
+  std::vector<llvm::Value*> args;
+  bool vector = false;
+  for (const auto& a : op->args) {
+    args.push_back(emit(a));
+    vector = vector || args.back()->getType()->isVectorTy();
+  }
+  if (vector)
+    for (auto& a : args) a = splat(a);
+  llvm::Type* t = args[0]->getType();
+  bool fp = ir::is_float(op->dtype);
+  auto intrinsic = [&](llvm::Intrinsic::ID id) { return b_.CreateIntrinsic(id, {t}, args); };
+  switch (op->func) {
+    case ir::MathFunc::exp: return intrinsic(llvm::Intrinsic::exp);
+    case ir::MathFunc::log: return intrinsic(llvm::Intrinsic::log);
+    case ir::MathFunc::sqrt: return intrinsic(llvm::Intrinsic::sqrt);
+    case ir::MathFunc::floor: return fp ? intrinsic(llvm::Intrinsic::floor) : args[0];
+    case ir::MathFunc::ceil: return fp ? intrinsic(llvm::Intrinsic::ceil) : args[0];
+    case ir::MathFunc::round: return fp ? intrinsic(llvm::Intrinsic::round) : args[0];
+    case ir::MathFunc::pow: return intrinsic(llvm::Intrinsic::pow);
+    case ir::MathFunc::abs:
+      if (fp) return intrinsic(llvm::Intrinsic::fabs);
+      return b_.CreateIntrinsic(llvm::Intrinsic::abs, {t}, {args[0], b_.getFalse()});
+    case ir::MathFunc::tanh:
+    case ir::MathFunc::erf: {
+      // No LLVM intrinsic: libm, one call per lane in vector code.
+      bool f32 = op->dtype == DType::Float32;
+      const char* name = op->func == ir::MathFunc::tanh ? (f32 ? "tanhf" : "tanh") : (f32 ? "erff" : "erf");
+      if (vector) return call_per_lane(args[0], name);
+      llvm::FunctionCallee fn = module_.getOrInsertFunction(name, t, t);
+      return b_.CreateCall(fn, {args[0]});
+    }
+  }
+  internal_fail("unknown math function");
+}
+
+llvm::Value* Emitter::emit_select(const ir::SelectNode* op) {
+  llvm::Value* cond = emit(op->cond);
+  bool lazy = has_load(op->true_value) || has_load(op->false_value);
+  if (cond->getType()->isVectorTy()) {
+    if (!lazy) return b_.CreateSelect(cond, splat(emit(op->true_value)), splat(emit(op->false_value)));
+    // Loads in each arm run masked to the lanes that take that arm.
+    llvm::Value* saved = mask_;
+    llvm::Value* outer = active_mask();
+    mask_ = b_.CreateAnd(outer, cond);
+    llvm::Value* t = splat(emit(op->true_value));
+    mask_ = b_.CreateAnd(outer, b_.CreateNot(cond));
+    llvm::Value* f = splat(emit(op->false_value));
+    mask_ = saved;
+    return b_.CreateSelect(cond, t, f);
+  }
+  if (!lazy) {
+    llvm::Value* t = emit(op->true_value);
+    llvm::Value* f = emit(op->false_value);
+    if (t->getType()->isVectorTy() != f->getType()->isVectorTy()) {
+      t = splat(t);
+      f = splat(f);
+    }
+    return b_.CreateSelect(cond, t, f);
+  }
+  // A guarded load (padding): evaluate only the arm the condition picks.
+  auto* then_bb = llvm::BasicBlock::Create(ctx_, "sel.true", func_);
+  auto* else_bb = llvm::BasicBlock::Create(ctx_, "sel.false", func_);
+  auto* merge = llvm::BasicBlock::Create(ctx_, "sel.end", func_);
+  b_.CreateCondBr(cond, then_bb, else_bb);
+  b_.SetInsertPoint(then_bb);
+  llvm::Value* t = emit(op->true_value);
+  if (lanes_ > 0) t = splat(t);
+  llvm::BasicBlock* then_end = b_.GetInsertBlock();
+  b_.CreateBr(merge);
+  b_.SetInsertPoint(else_bb);
+  llvm::Value* f = emit(op->false_value);
+  if (lanes_ > 0) f = splat(f);
+  llvm::BasicBlock* else_end = b_.GetInsertBlock();
+  b_.CreateBr(merge);
+  b_.SetInsertPoint(merge);
+  llvm::PHINode* phi = b_.CreatePHI(t->getType(), 2);
+  phi->addIncoming(t, then_end);
+  phi->addIncoming(f, else_end);
+  return phi;
+}
+
+llvm::Value* Emitter::element_address(const ir::Buffer& buffer, llvm::Value* index) {
+  auto it = buffers_.find(buffer);
+  internal_check(it != buffers_.end(), "buffer ", buffer->name, " is neither an argument nor allocated");
+  return b_.CreateInBoundsGEP(memory_type(buffer->dtype), it->second, index);
+}
+
+void Emitter::tag_access(llvm::Instruction* inst, const ir::Buffer& buffer) {
+  auto it = alias_md_.find(buffer.get());
+  if (it == alias_md_.end()) return;
+  inst->setMetadata(llvm::LLVMContext::MD_alias_scope, it->second.first);
+  inst->setMetadata(llvm::LLVMContext::MD_noalias, it->second.second);
+}
+
+llvm::Value* Emitter::emit_load(const ir::LoadNode* op) {
+  llvm::Value* addr = element_address(op->buffer, emit(flat_index(op->buffer, op->indices)));
+  auto* load = b_.CreateLoad(memory_type(op->buffer->dtype), addr);
+  tag_access(load, op->buffer);
+  if (op->buffer->dtype == DType::Bool) return b_.CreateICmpNE(load, b_.getInt8(0));
+  return load;
+}
+
+// ---- module ----------------------------------------------------------------
+
+std::unique_ptr<llvm::Module> build_module(const lower::LoweredFunc& func, llvm::LLVMContext& ctx,
+                                           const llvm::TargetMachine& tm) {
+  user_check(!func.name.empty(), "a kernel needs a name");
+  auto module = std::make_unique<llvm::Module>(func.name, ctx);
+  module->setTargetTriple(tm.getTargetTriple().str());
+  module->setDataLayout(tm.createDataLayout());
+  llvm::IRBuilder<> builder(ctx);
+  Emitter(*module, builder, tm).emit_kernel(func);
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  if (llvm::verifyModule(*module, &os)) internal_fail("invalid LLVM IR for ", func.name, ": ", os.str());
+  return module;
+}
+
+}  // namespace tunectl::codegen

@@ -1,0 +1,71 @@
+// Ahead-of-time outputs of the LLVM backend: optimized IR text, host
+// assembly, and relocatable object files (the kernels/ directory of a tuning
+// run). All three compile the same optimized module that jit_compile loads.
+#include <system_error>
+
+#include <llvm/ADT/SmallString.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "codegen/llvm/ir_builder.h"
+#include "codegen/llvm/llvm_codegen.h"
+#include "codegen/llvm/optimize.h"
+#include "codegen/llvm/target.h"
+#include "ir/error.h"
+
+namespace tunectl::codegen {
+namespace {
+
+struct OptimizedModule {
+  std::unique_ptr<llvm::TargetMachine> tm;
+  std::unique_ptr<llvm::LLVMContext> ctx;
+  std::unique_ptr<llvm::Module> module;
+};
+
+OptimizedModule build_optimized(const lower::LoweredFunc& func) {
+  OptimizedModule m;
+  m.tm = make_host_target_machine();
+  m.ctx = std::make_unique<llvm::LLVMContext>();
+  m.module = build_module(func, *m.ctx, *m.tm);
+  optimize_module(*m.module, *m.tm);
+  return m;
+}
+
+void emit_machine_code(OptimizedModule& m, llvm::raw_pwrite_stream& os, llvm::CodeGenFileType type) {
+  llvm::legacy::PassManager pm;
+  internal_check(!m.tm->addPassesToEmitFile(pm, os, nullptr, type), "the host target cannot emit this file type");
+  pm.run(*m.module);
+}
+
+}  // namespace
+
+std::string emit_llvm_ir(const lower::LoweredFunc& func) {
+  OptimizedModule m = build_optimized(func);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  m.module->print(os, nullptr);
+  return os.str();
+}
+
+std::string emit_assembly(const lower::LoweredFunc& func) {
+  OptimizedModule m = build_optimized(func);
+  llvm::SmallString<0> text;
+  llvm::raw_svector_ostream os(text);
+  emit_machine_code(m, os, llvm::CodeGenFileType::AssemblyFile);
+  return std::string(text.str());
+}
+
+void emit_object_file(const lower::LoweredFunc& func, const std::string& path) {
+  OptimizedModule m = build_optimized(func);
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  user_check(!ec, "cannot write object file ", path, ": ", ec.message());
+  emit_machine_code(m, os, llvm::CodeGenFileType::ObjectFile);
+  os.flush();
+  user_check(!os.has_error(), "cannot write object file ", path, ": ", os.error().message());
+}
+
+}  // namespace tunectl::codegen

@@ -1,0 +1,169 @@
+#include "ir/const_fold.h"
+
+#include <cmath>
+#include <optional>
+
+#include "ir/error.h"
+#include "ir/linear_sum.h"
+
+namespace tunectl::ir {
+
+namespace {
+
+std::optional<int64_t> int_value(const Expr& e) {
+  if (const int64_t* v = as_const_int(e)) return *v;
+  return std::nullopt;
+}
+std::optional<double> float_value(const Expr& e) {
+  if (const auto* f = e.as<FloatImmNode>()) return f->value;
+  return std::nullopt;
+}
+
+// An integer of type t holding v wrapped to t's width.
+Expr int_result(DType t, int64_t v) {
+  if (t == DType::Int32) v = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
+  if (t == DType::Bool) v = v != 0;
+  return make_int(v, t);
+}
+
+Expr float_result(DType t, double v) {
+  return make_float(t == DType::Float32 ? static_cast<double>(static_cast<float>(v)) : v, t);
+}
+
+Expr fold_int_binary(ExprKind k, DType t, int64_t a, int64_t b) {
+  switch (k) {
+    case ExprKind::Add: return int_result(t, wrap_add(a, b));
+    case ExprKind::Sub: return int_result(t, wrap_add(a, wrap_mul(b, -1)));
+    case ExprKind::Mul: return int_result(t, wrap_mul(a, b));
+    case ExprKind::FloorDiv:
+      if (b == 0) return Expr();
+      return int_result(t, b == -1 ? wrap_mul(a, -1) : floordiv_int(a, b));
+    case ExprKind::FloorMod:
+      if (b == 0) return Expr();
+      return int_result(t, floormod_int(a, b));
+    case ExprKind::Min: return int_result(t, std::min(a, b));
+    case ExprKind::Max: return int_result(t, std::max(a, b));
+    case ExprKind::EQ: return make_bool(a == b);
+    case ExprKind::NE: return make_bool(a != b);
+    case ExprKind::LT: return make_bool(a < b);
+    case ExprKind::LE: return make_bool(a <= b);
+    case ExprKind::GT: return make_bool(a > b);
+    case ExprKind::GE: return make_bool(a >= b);
+    case ExprKind::And: return make_bool(a && b);
+    case ExprKind::Or: return make_bool(a || b);
+    default: return Expr();
+  }
+}
+
+// Float arithmetic in the type's precision: float32 operands are exact floats,
+// so computing in float and widening gives the float32 result.
+template <typename F>
+Expr fold_float_binary(ExprKind k, DType t, F a, F b) {
+  switch (k) {
+    case ExprKind::Add: return float_result(t, a + b);
+    case ExprKind::Sub: return float_result(t, a - b);
+    case ExprKind::Mul: return float_result(t, a * b);
+    case ExprKind::Div: return float_result(t, a / b);
+    case ExprKind::Min:
+    case ExprKind::Max:
+      // NaN handling of min/max differs between targets; leave it to them.
+      if (std::isnan(a) || std::isnan(b)) return Expr();
+      return float_result(t, k == ExprKind::Min ? std::min(a, b) : std::max(a, b));
+    case ExprKind::EQ: return make_bool(a == b);
+    case ExprKind::NE: return make_bool(a != b);
+    case ExprKind::LT: return make_bool(a < b);
+    case ExprKind::LE: return make_bool(a <= b);
+    case ExprKind::GT: return make_bool(a > b);
+    case ExprKind::GE: return make_bool(a >= b);
+    default: return Expr();
+  }
+}
+
+template <typename F>
+F apply_math(MathFunc f, F x, F y) {
+  switch (f) {
+    case MathFunc::exp: return std::exp(x);
+    case MathFunc::log: return std::log(x);
+    case MathFunc::sqrt: return std::sqrt(x);
+    case MathFunc::tanh: return std::tanh(x);
+    case MathFunc::erf: return std::erf(x);
+    case MathFunc::abs: return std::fabs(x);
+    case MathFunc::floor: return std::floor(x);
+    case MathFunc::ceil: return std::ceil(x);
+    case MathFunc::round: return std::round(x);
+    case MathFunc::pow: return std::pow(x, y);
+  }
+  internal_fail("bad math func");
+}
+
+Expr fold_cast(DType to, const Expr& v) {
+  if (auto i = int_value(v)) {
+    if (is_float(to)) return float_result(to, static_cast<double>(*i));
+    return int_result(to, *i);
+  }
+  auto f = float_value(v);
+  if (!f) return Expr();
+  if (is_float(to)) return float_result(to, *f);
+  if (to == DType::Bool) return make_bool(*f != 0.0);
+  // Truncation toward zero; out of range (or NaN) is undefined in the target.
+  double limit = to == DType::Int32 ? 2147483648.0 : 9223372036854775808.0;
+  if (!(std::fabs(*f) < limit)) return Expr();
+  return int_result(to, static_cast<int64_t>(*f));
+}
+
+template <typename Node>
+Expr fold_binary(const Expr& e) {
+  const auto* op = e.as<Node>();
+  DType t = op->a.dtype();
+  if (auto a = int_value(op->a), b = int_value(op->b); a && b) return fold_int_binary(Node::kKind, e.dtype(), *a, *b);
+  auto a = float_value(op->a), b = float_value(op->b);
+  if (!a || !b) return Expr();
+  if (t == DType::Float32)
+    return fold_float_binary<float>(Node::kKind, e.dtype(), static_cast<float>(*a), static_cast<float>(*b));
+  return fold_float_binary<double>(Node::kKind, e.dtype(), *a, *b);
+}
+
+}  // namespace
+
+Expr const_fold(const Expr& e) {
+  switch (e.kind()) {
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+      return e;
+#define TUNECTL_FOLD_BINARY(name) \
+  case ExprKind::name:            \
+    return fold_binary<name##Node>(e);
+      TUNECTL_BINARY_NODES(TUNECTL_FOLD_BINARY)
+#undef TUNECTL_FOLD_BINARY
+    case ExprKind::Not: {
+      auto a = int_value(e.as<NotNode>()->a);
+      return a ? make_bool(*a == 0) : Expr();
+    }
+    case ExprKind::Select: {
+      const auto* op = e.as<SelectNode>();
+      auto c = int_value(op->cond);
+      if (!c) return Expr();
+      const Expr& chosen = *c ? op->true_value : op->false_value;
+      return chosen.as<IntImmNode>() || chosen.as<FloatImmNode>() ? chosen : Expr();
+    }
+    case ExprKind::Cast:
+      return fold_cast(e.dtype(), e.as<CastNode>()->value);
+    case ExprKind::Call: {
+      const auto* op = e.as<CallNode>();
+      std::vector<double> args;
+      for (const auto& a : op->args) {
+        auto v = float_value(a);
+        if (!v) return Expr();
+        args.push_back(*v);
+      }
+      double y = args.size() > 1 ? args[1] : 0.0;
+      if (e.dtype() == DType::Float32)
+        return float_result(e.dtype(), apply_math<float>(op->func, static_cast<float>(args[0]), static_cast<float>(y)));
+      return float_result(e.dtype(), apply_math<double>(op->func, args[0], y));
+    }
+    default:
+      return Expr();
+  }
+}
+
+}  // namespace tunectl::ir

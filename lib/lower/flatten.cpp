@@ -1,0 +1,39 @@
+#include "lower/flatten.h"
+
+#include "ir/error.h"
+#include "ir/functor.h"
+
+namespace tunectl::lower {
+
+namespace {
+
+using namespace ir;
+
+std::vector<Expr> flat_index(const Buffer& b, const std::vector<Expr>& indices) {
+  internal_check(indices.size() == b->shape.size(), "flatten: ", indices.size(), " indices into ", b->shape.size(),
+                 "-d buffer ", b->name);
+  if (indices.empty()) return {make_int(0)};
+  Expr idx = indices[0];
+  for (size_t d = 1; d < indices.size(); ++d) idx = idx * make_int(b->shape[d]) + indices[d];
+  return {idx};
+}
+
+class Flattener : public IRMutator {
+ protected:
+  Expr mutate_Load(const Expr& e, const LoadNode* op) override {
+    std::vector<Expr> idx;
+    for (const Expr& i : op->indices) idx.push_back(mutate(i));
+    return make_load(op->buffer, flat_index(op->buffer, idx));
+  }
+  Stmt mutate_Store(const Stmt& s, const StoreNode* op) override {
+    std::vector<Expr> idx;
+    for (const Expr& i : op->indices) idx.push_back(mutate(i));
+    return make_store(op->buffer, flat_index(op->buffer, idx), mutate(op->value));
+  }
+};
+
+}  // namespace
+
+Stmt flatten(const Stmt& s) { return Flattener().mutate(s); }
+
+}  // namespace tunectl::lower

@@ -1,0 +1,22 @@
+// A reference interpreter of lowered loop IR: the test oracle for lowering
+// that does not depend on LLVM. It runs a LoweredFunc (after flattening) on
+// host NDArrays exactly as written: every loop kind runs serially, barriers
+// are no-ops, float32 arithmetic rounds to float after each operation, and
+// every load and store is bounds-checked. Scratch buffers from Allocate start
+// filled with NaN (floats) or a large sentinel (integers), so a read before
+// the first write shows up in the result.
+#pragma once
+
+#include <vector>
+
+#include "lower/lower.h"
+#include "runtime/ndarray.h"
+
+namespace tunectl::lower {
+
+// Runs func with args bound to func.args in order (same count, shapes and
+// dtypes, else InternalError). An out-of-range load or store is an
+// InternalError naming the buffer and the index.
+void interpret(const LoweredFunc& func, const std::vector<runtime::NDArray*>& args);
+
+}  // namespace tunectl::lower

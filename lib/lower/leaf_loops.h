@@ -1,0 +1,26 @@
+// The loops of one stage (lowering passes 1 and 2): one loop per leaf
+// iterator, outer to inner, with the kind its annotation asks for, and the
+// value of every root iterator as an expression of the loop variables,
+// recovered by walking the stage's split and fuse relations backwards.
+#pragma once
+
+#include <vector>
+
+#include "lower/stage_info.h"
+
+namespace tunectl::lower {
+
+struct LeafLoops {
+  std::vector<Loop> loops;
+  // One per root iterator (ids 0..num_root_iters-1).
+  std::vector<ir::Expr> root_values;
+};
+
+// Loops of stage when its root iterators must cover root_extents (the
+// inferred region, which may be smaller than the stage's own extents).
+// Split factors stay as scheduled; the outer part of each split and every
+// fused loop are recomputed from the root extents, so a loop nest may cover
+// more points than asked for (lowering guards those).
+LeafLoops make_leaf_loops(const schedule::Stage& stage, const std::vector<int64_t>& root_extents);
+
+}  // namespace tunectl::lower

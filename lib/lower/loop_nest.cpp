@@ -1,0 +1,200 @@
+#include "lower/loop_nest.h"
+
+#include <map>
+#include <unordered_map>
+
+#include "ir/const_bound.h"
+#include "ir/error.h"
+#include "ir/functor.h"
+#include "ir/substitute.h"
+
+namespace tunectl::lower {
+
+namespace {
+
+using namespace ir;
+
+Expr combine(ReduceOp op, Expr a, Expr b) {
+  switch (op) {
+    case ReduceOp::Sum: return a + b;
+    case ReduceOp::Prod: return a * b;
+    case ReduceOp::Max: return make_max(a, b);
+    case ReduceOp::Min: return make_min(a, b);
+  }
+  internal_fail("unknown reduce op");
+}
+
+Expr conjunction(const std::vector<Expr>& conds) {
+  Expr all;
+  for (const Expr& c : conds) all = all ? make_and(all, c) : c;
+  return all;
+}
+
+Stmt guarded(const std::vector<Expr>& conds, Stmt body) {
+  Expr c = conjunction(conds);
+  return c ? make_if(c, std::move(body)) : body;
+}
+
+Stmt make_loop(const Loop& l, Stmt body) {
+  return make_for(l.var, make_int(0), make_int(l.extent), l.kind, std::move(body), l.thread_tag);
+}
+
+// Redirects loads of attached stages' op buffers to their region buffers.
+class RegionLoads : public IRMutator {
+ public:
+  void add(const Buffer& from, const StageInfo& to) { map_[from.get()] = &to; }
+
+ protected:
+  Expr mutate_Load(const Expr& e, const LoadNode* op) override {
+    Expr loaded = IRMutator::mutate_Load(e, op);
+    auto it = map_.find(op->buffer.get());
+    if (it == map_.end()) return loaded;
+    const StageInfo& to = *it->second;
+    const auto* load = loaded.as<LoadNode>();
+    std::vector<Expr> idx;
+    for (size_t d = 0; d < load->indices.size(); ++d) idx.push_back(load->indices[d] - to.region_min[d]);
+    return make_load(to.buffer, idx);
+  }
+
+ private:
+  std::unordered_map<const BufferNode*, const StageInfo*> map_;
+};
+
+class NestBuilder {
+ public:
+  NestBuilder(const schedule::State& state, const std::vector<StageInfo>& stages) : state_(state), stages_(stages) {
+    for (size_t s = 0; s < stages.size(); ++s) {
+      const schedule::Stage& stage = state.stages[s];
+      if (!stages[s].active || stage.attach.kind != schedule::AttachKind::Iter) continue;
+      int t = stage.attach.target_stage;
+      attached_[{t, state.stages[t].leaf_position(stage.attach.target_iter)}].push_back(static_cast<int>(s));
+      loads_.add(stage.op->buffer, stages[s]);
+    }
+  }
+
+  Stmt build_root() {
+    std::vector<Stmt> body;
+    for (size_t s = 0; s < stages_.size(); ++s) {
+      if (stages_[s].active && state_.stages[s].attach.kind == schedule::AttachKind::Root)
+        body.push_back(build(static_cast<int>(s)));
+    }
+    Stmt all = make_seq(body);
+    // Root intermediates live for the whole kernel: their producers and
+    // readers may sit anywhere in it.
+    for (size_t s = stages_.size(); s-- > 0;) {
+      const StageInfo& info = stages_[s];
+      if (info.active && !info.is_output && state_.stages[s].attach.kind == schedule::AttachKind::Root)
+        all = make_allocate(info.buffer, all);
+    }
+    return all;
+  }
+
+ private:
+  // Guards that keep every computed point inside the stage's region buffer
+  // and its domain, omitting those the loop ranges already prove.
+  std::vector<Expr> guards(const StageInfo& info, const VarMap<IntBound>& bounds, bool spatial_only) const {
+    std::vector<Expr> conds;
+    for (size_t r = 0; r < info.root_vars.size(); ++r) {
+      bool spatial = static_cast<int>(r) < info.num_spatial;
+      if (!spatial && spatial_only) break;
+      const Expr& local = info.local_root_values[r];
+      int64_t domain = info.domain[r];
+      if (!spatial || is_const_int(info.region_min[r], 0)) {
+        int64_t limit = spatial ? std::min(domain, info.region_extent[r]) : domain;
+        if (const_int_bound(local, bounds).max >= limit) conds.push_back(local < make_int(limit));
+        continue;
+      }
+      if (const_int_bound(local, bounds).max >= info.region_extent[r])
+        conds.push_back(local < make_int(info.region_extent[r]));
+      Expr abs = info.region_min[r] + local;
+      IntBound b = const_int_bound(abs, bounds);
+      if (b.min < 0) conds.push_back(abs >= make_int(0));
+      if (b.max >= domain) conds.push_back(abs < make_int(domain));
+    }
+    return conds;
+  }
+
+  Stmt with_attached(int s, int pos, Stmt body) {
+    auto it = attached_.find({s, pos});
+    if (it == attached_.end()) return body;
+    std::vector<Stmt> seq;
+    for (int a : it->second) seq.push_back(build(a));
+    seq.push_back(std::move(body));
+    Stmt all = make_seq(seq);
+    for (auto a = it->second.rbegin(); a != it->second.rend(); ++a) all = make_allocate(stages_[*a].buffer, all);
+    return all;
+  }
+
+  Stmt build(int s) {
+    const StageInfo& info = stages_[s];
+    const schedule::Stage& stage = state_.stages[s];
+    VarMap<IntBound> bounds;
+    for (const Loop& l : info.enclosing) bounds[l.var] = loop_bound(0, l.extent);
+    for (const Loop& l : info.loops) bounds[l.var] = loop_bound(0, l.extent);
+
+    VarMap<Expr> roots;
+    for (size_t r = 0; r < info.root_vars.size(); ++r) {
+      bool spatial = static_cast<int>(r) < info.num_spatial;
+      bool at_zero = !spatial || is_const_int(info.region_min[r], 0);
+      roots[info.root_vars[r]] = at_zero ? info.local_root_values[r] : info.region_min[r] + info.local_root_values[r];
+    }
+    std::vector<Expr> store_idx(info.local_root_values.begin(), info.local_root_values.begin() + info.num_spatial);
+    const auto* reduce = info.body.as<ReduceNode>();
+    Expr value = loads_.mutate(substitute(reduce ? reduce->source : info.body, roots));
+
+    int n = static_cast<int>(info.loops.size());
+    if (!reduce) {
+      Stmt cur = guarded(guards(info, bounds, true), make_store(info.buffer, store_idx, value));
+      for (int pos = n - 1; pos >= 0; --pos) cur = make_loop(info.loops[pos], with_attached(s, pos, cur));
+      return cur;
+    }
+
+    Expr updated = combine(reduce->combiner, make_load(info.buffer, store_idx), value);
+    Stmt cur = guarded(guards(info, bounds, false), make_store(info.buffer, store_idx, updated));
+    int first_reduce = n;
+    for (int pos = 0; pos < n && first_reduce == n; ++pos)
+      if (stage.leaf(pos).kind == IterKind::Reduce) first_reduce = pos;
+    Stmt init = make_init(info, stage, bounds, first_reduce, reduce);
+    if (first_reduce == n) cur = make_seq({init, cur});
+    for (int pos = n - 1; pos >= 0; --pos) {
+      cur = make_loop(info.loops[pos], with_attached(s, pos, cur));
+      if (pos == first_reduce) cur = make_seq({init, cur});
+    }
+    return cur;
+  }
+
+  // identity stores over the spatial loops nested inside the outermost
+  // reduce loop (with fresh variables, keeping the loops' kinds).
+  Stmt make_init(const StageInfo& info, const schedule::Stage& stage, const VarMap<IntBound>& bounds, int first_reduce,
+                 const ReduceNode* reduce) const {
+    VarMap<Expr> fresh;
+    std::vector<Loop> loops;
+    for (int pos = first_reduce + 1; pos < static_cast<int>(info.loops.size()); ++pos) {
+      if (stage.leaf(pos).kind == IterKind::Reduce) continue;
+      Loop l = info.loops[pos];
+      l.var = Var(l.var.name());
+      fresh[info.loops[pos].var] = l.var;
+      loops.push_back(l);
+    }
+    std::vector<Expr> idx;
+    for (int d = 0; d < info.num_spatial; ++d) idx.push_back(substitute(info.local_root_values[d], fresh));
+    std::vector<Expr> conds;
+    for (const Expr& c : guards(info, bounds, true)) conds.push_back(substitute(c, fresh));
+    Stmt cur = guarded(conds, make_store(info.buffer, idx, reduce_identity(reduce->combiner, reduce->dtype)));
+    for (auto l = loops.rbegin(); l != loops.rend(); ++l) cur = make_loop(*l, cur);
+    return cur;
+  }
+
+  const schedule::State& state_;
+  const std::vector<StageInfo>& stages_;
+  std::map<std::pair<int, int>, std::vector<int>> attached_;
+  RegionLoads loads_;
+};
+
+}  // namespace
+
+Stmt build_loop_nests(const schedule::State& state, const std::vector<StageInfo>& stages) {
+  return NestBuilder(state, stages).build_root();
+}
+
+}  // namespace tunectl::lower

@@ -1,0 +1,20 @@
+// Loop nest construction (lowering passes 2-4 put together): turns the
+// inferred stages into one statement. Each active stage becomes a nest of its
+// loops around a store of its body; reductions get an init store placed just
+// above their outermost reduce loop; attached stages are placed (with their
+// buffer allocated) inside their target loop, before the target's own body;
+// root intermediates are allocated around the whole kernel.
+#pragma once
+
+#include <vector>
+
+#include "lower/stage_info.h"
+
+namespace tunectl::lower {
+
+// The kernel body of state, from stages completed by infer_bounds. Indices
+// are still multi-dimensional; a store whose point may fall outside its
+// stage's region or domain is wrapped in a guard.
+ir::Stmt build_loop_nests(const schedule::State& state, const std::vector<StageInfo>& stages);
+
+}  // namespace tunectl::lower

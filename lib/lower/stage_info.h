@@ -1,0 +1,54 @@
+// What lowering knows about each stage of a State while it builds the loop
+// IR. The passes of lower() fill it in order: collect_stages (root axes and
+// domains), inline_stages (bodies with inlined producers substituted),
+// infer_bounds (regions, buffers and loops), then build_loop_nests turns it
+// into one statement.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/stmt.h"
+#include "schedule/state.h"
+
+namespace tunectl::lower {
+
+// One loop of the generated nest.
+struct Loop {
+  ir::Var var;
+  int64_t extent = 0;
+  ir::ForKind kind = ir::ForKind::Serial;
+  std::string thread_tag;
+};
+
+struct StageInfo {
+  // A compute stage that is not inlined: it gets loops and a buffer.
+  bool active = false;
+  bool is_output = false;
+  // Root iterators of the stage: the op's spatial axes, then its reduce axes.
+  std::vector<ir::Var> root_vars;
+  std::vector<int64_t> domain;  // extent of each root iterator
+  int num_spatial = 0;
+  // The op's body with inlined producers substituted (a Reduce at the top
+  // for reductions).
+  ir::Expr body;
+
+  // Bound inference: the stage computes spatial points [region_min,
+  // region_min + region_extent) into `buffer`, whose element 0 holds the
+  // point region_min. region_min is in terms of the enclosing loops.
+  std::vector<ir::Expr> region_min;
+  std::vector<int64_t> region_extent;
+  ir::Buffer buffer;
+  // Loops around the stage (from its attach chain), outer to inner.
+  std::vector<Loop> enclosing;
+  // The stage's own loops, one per leaf, outer to inner.
+  std::vector<Loop> loops;
+  // Value of each root iterator in terms of `loops`, relative to region_min
+  // (reduce iterators are absolute: their region is the whole domain).
+  std::vector<ir::Expr> local_root_values;
+};
+
+// Root axes and domains of every stage; which stages are active and outputs.
+std::vector<StageInfo> collect_stages(const schedule::State& state);
+
+}  // namespace tunectl::lower

@@ -1,0 +1,56 @@
+#include "runtime/timer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include "ir/error.h"
+
+namespace tunectl::runtime {
+
+namespace {
+double now_seconds() {
+  using clock = std::chrono::steady_clock;
+  return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+double Timing::median() const {
+  internal_check(!seconds_per_call.empty(), "median of no timings");
+  std::vector<double> v = seconds_per_call;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double Timing::min() const { return *std::min_element(seconds_per_call.begin(), seconds_per_call.end()); }
+double Timing::max() const { return *std::max_element(seconds_per_call.begin(), seconds_per_call.end()); }
+
+void flush_cpu_cache() {
+  // 64 MiB covers the L3 of the reference machine (32 MiB) with margin.
+  static std::vector<uint8_t> sink(64 << 20, 1);
+  volatile uint8_t acc = 0;
+  for (size_t i = 0; i < sink.size(); i += 64) {
+    sink[i] = static_cast<uint8_t>(sink[i] + 1);
+    acc = acc + sink[i];
+  }
+}
+
+Timing time_function(const std::function<void()>& fn, const TimingOptions& options) {
+  internal_check(options.repeats > 0, "timing needs at least one repeat");
+  double start = now_seconds();
+  fn();  // warm-up, also the first estimate of a call's duration
+  double one_call = std::max(now_seconds() - start, 1e-9);
+  int number = std::max(1, static_cast<int>(options.min_repeat_seconds / one_call));
+  Timing timing;
+  for (int r = 0; r < options.repeats; ++r) {
+    if (options.flush_cache) flush_cpu_cache();
+    double t0 = now_seconds();
+    for (int i = 0; i < number; ++i) fn();
+    timing.seconds_per_call.push_back((now_seconds() - t0) / number);
+  }
+  return timing;
+}
+
+}  // namespace tunectl::runtime

@@ -1,0 +1,76 @@
+// Cache stages: cache_write computes a stage into a scoped buffer and copies
+// it out; cache_read copies a stage into a scoped buffer for chosen readers.
+#include <algorithm>
+#include <memory>
+
+#include "ir/error.h"
+#include "schedule/op_rewrite.h"
+#include "schedule/step_apply.h"
+
+namespace tunectl::schedule::detail {
+
+namespace {
+
+ir::MemScope parse_scope(const std::string& scope) {
+  // mem_scope_from_string already fails with a UserError naming the scope.
+  return ir::mem_scope_from_string(scope);
+}
+
+}  // namespace
+
+void apply_cache_write(State& s, const CacheWriteStep& step) {
+  Stage& stage = compute_stage(s, step.stage);
+  const te::Tensor op = stage.op;
+  ir::MemScope scope = parse_scope(step.scope);
+  user_check(stage.attach.kind != AttachKind::Inline, "cannot cache_write ", op->name, ": it is inlined");
+  // The original stage restarts with fresh loops, so attachments to its old
+  // loops would dangle.
+  user_check(!has_attached_stages(s, step.stage), "cannot cache_write ", op->name,
+             ": other stages are attached to its loops");
+
+  std::string cache_name = unique_stage_name(s, op->name + "." + step.scope);
+  ir::Buffer cache_buffer(cache_name, op->dtype(), op->shape(), scope);
+  te::Tensor cache_op = clone_with_fresh_vars(op, cache_name, cache_buffer, op->tag);
+  te::Tensor copy_op = make_copy_op(op->name, op->buffer, cache_op, "cache_copy");
+
+  Stage copy = make_stage(copy_op);
+  copy.attach = stage.attach;
+  s.stages[step.stage] = std::move(copy);
+  insert_stage(s, step.stage, make_stage(cache_op));
+  refresh_inputs(s);
+}
+
+void apply_cache_read(State& s, const CacheReadStep& step) {
+  user_check(step.stage >= 0 && step.stage < static_cast<int>(s.stages.size()), "stage index ", step.stage,
+             " is out of range");
+  const te::Tensor op = s.stages[step.stage].op;
+  ir::MemScope scope = parse_scope(step.scope);
+  user_check(s.stages[step.stage].attach.kind != AttachKind::Inline, "cannot cache_read ", op->name,
+             ": it is inlined");
+  user_check(!step.readers.empty(), "cache_read of ", op->name, " lists no readers");
+  std::vector<int> readers = step.readers;
+  std::sort(readers.begin(), readers.end());
+  user_check(std::adjacent_find(readers.begin(), readers.end()) == readers.end(), "cache_read of ", op->name,
+             " lists a reader twice");
+  for (int r : readers) {
+    user_check(r >= 0 && r < static_cast<int>(s.stages.size()), "cache_read reader ", r, " is out of range");
+    user_check(r != step.stage && reads_directly(s, r, step.stage), "cache_read reader ", s.stages[r].op->name,
+               " does not read ", op->name);
+  }
+
+  std::string cache_name = unique_stage_name(s, op->name + "." + step.scope);
+  ir::Buffer cache_buffer(cache_name, op->dtype(), op->shape(), scope);
+  te::Tensor cache_op = make_copy_op(cache_name, cache_buffer, op, "cache_read");
+  for (int r : readers) {
+    auto node = std::make_shared<te::TensorNode>(*s.stages[r].op);
+    node->body = redirect_loads(node->body, op->buffer, cache_buffer);
+    for (auto& in : node->inputs)
+      if (in->buffer.same_as(op->buffer)) in = cache_op;
+    // The reader keeps its loops: only which buffer its body loads changes.
+    s.stages[r].op = std::move(node);
+  }
+  insert_stage(s, step.stage + 1, make_stage(cache_op));
+  refresh_inputs(s);
+}
+
+}  // namespace tunectl::schedule::detail

@@ -1,0 +1,351 @@
+#include "te/evaluate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <type_traits>
+#include <unordered_map>
+
+#include "ir/error.h"
+#include "ir/var_map.h"
+
+namespace tunectl::te {
+
+namespace {
+
+using runtime::NDArray;
+
+// Calls f(std::type_identity<H>{}) with H the host type t is computed in:
+// float32 in float, every integer type in int64, bool in bool.
+template <typename F>
+auto with_host_type(ir::DType t, F&& f) {
+  switch (t) {
+    case ir::DType::Bool: return f(std::type_identity<bool>{});
+    case ir::DType::Int32:
+    case ir::DType::Int64: return f(std::type_identity<int64_t>{});
+    case ir::DType::Float32: return f(std::type_identity<float>{});
+    case ir::DType::Float64: return f(std::type_identity<double>{});
+  }
+  internal_fail("bad dtype");
+}
+
+// Calls f with the array's data as a pointer to its storage type.
+template <typename F>
+auto with_storage(const NDArray& a, F&& f) {
+  switch (a.dtype()) {
+    case ir::DType::Bool: return f(a.data<uint8_t>());
+    case ir::DType::Int32: return f(a.data<int32_t>());
+    case ir::DType::Int64: return f(a.data<int64_t>());
+    case ir::DType::Float32: return f(a.data<float>());
+    case ir::DType::Float64: return f(a.data<double>());
+  }
+  internal_fail("bad dtype");
+}
+
+template <typename H>
+bool host_matches(ir::DType t) {
+  return with_host_type(t, [](auto tag) { return std::is_same_v<typename decltype(tag)::type, H>; });
+}
+
+// A compiled expression: its value given the values of the variables, which
+// live in slots of one array.
+template <typename H>
+using Fn = std::function<H(const int64_t*)>;
+
+int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+int64_t floor_mod(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
+template <typename H>
+H call_math(ir::MathFunc f, H a, H b) {
+  switch (f) {
+    case ir::MathFunc::exp: return std::exp(a);
+    case ir::MathFunc::log: return std::log(a);
+    case ir::MathFunc::sqrt: return std::sqrt(a);
+    case ir::MathFunc::tanh: return std::tanh(a);
+    case ir::MathFunc::erf: return std::erf(a);
+    case ir::MathFunc::abs: return std::fabs(a);
+    case ir::MathFunc::floor: return std::floor(a);
+    case ir::MathFunc::ceil: return std::ceil(a);
+    case ir::MathFunc::round: return std::nearbyint(a);
+    case ir::MathFunc::pow: return std::pow(a, b);
+  }
+  internal_fail("bad math function");
+}
+
+// Turns an expression into a tree of closures once, so evaluating it per
+// element costs no lookups by variable or buffer.
+class Compiler {
+ public:
+  Compiler(const ir::VarMap<int>& slots, const std::unordered_map<const ir::BufferNode*, const NDArray*>& arrays)
+      : slots_(slots), arrays_(arrays) {}
+
+  template <typename H>
+  Fn<H> compile(const ir::Expr& e) {
+    internal_check(host_matches<H>(e.dtype()), "evaluator: host type mismatch at ", ir::to_string(e.kind()));
+    switch (e.kind()) {
+      case ir::ExprKind::IntImm: {
+        H v = static_cast<H>(e.as<ir::IntImmNode>()->value);
+        return [v](const int64_t*) { return v; };
+      }
+      case ir::ExprKind::FloatImm: {
+        H v = static_cast<H>(e.as<ir::FloatImmNode>()->value);
+        return [v](const int64_t*) { return v; };
+      }
+      case ir::ExprKind::Var: {
+        auto it = slots_.find(ir::Var(e));
+        internal_check(it != slots_.end(), "evaluator: unbound variable ", e.as<ir::VarNode>()->name);
+        if constexpr (std::is_same_v<H, int64_t>) {
+          int s = it->second;
+          return [s](const int64_t* x) { return x[s]; };
+        } else {
+          internal_fail("evaluator: non-index variable ", e.as<ir::VarNode>()->name);
+        }
+      }
+      case ir::ExprKind::Add: return arith<H, ir::AddNode>(e, [](H a, H b) { return a + b; });
+      case ir::ExprKind::Sub: return arith<H, ir::SubNode>(e, [](H a, H b) { return a - b; });
+      case ir::ExprKind::Mul: return arith<H, ir::MulNode>(e, [](H a, H b) { return a * b; });
+      case ir::ExprKind::Div: return arith<H, ir::DivNode>(e, [](H a, H b) { return a / b; });
+      case ir::ExprKind::Min: return arith<H, ir::MinNode>(e, [](H a, H b) { return b < a ? b : a; });
+      case ir::ExprKind::Max: return arith<H, ir::MaxNode>(e, [](H a, H b) { return a < b ? b : a; });
+      case ir::ExprKind::FloorDiv:
+      case ir::ExprKind::FloorMod:
+        if constexpr (std::is_same_v<H, int64_t>) {
+          if (e.kind() == ir::ExprKind::FloorDiv) return arith<H, ir::FloorDivNode>(e, floor_div);
+          return arith<H, ir::FloorModNode>(e, floor_mod);
+        } else {
+          internal_fail("evaluator: floor division of a non-integer");
+        }
+      case ir::ExprKind::EQ: return compare<H, ir::EQNode>(e, [](auto a, auto b) { return a == b; });
+      case ir::ExprKind::NE: return compare<H, ir::NENode>(e, [](auto a, auto b) { return a != b; });
+      case ir::ExprKind::LT: return compare<H, ir::LTNode>(e, [](auto a, auto b) { return a < b; });
+      case ir::ExprKind::LE: return compare<H, ir::LENode>(e, [](auto a, auto b) { return a <= b; });
+      case ir::ExprKind::GT: return compare<H, ir::GTNode>(e, [](auto a, auto b) { return a > b; });
+      case ir::ExprKind::GE: return compare<H, ir::GENode>(e, [](auto a, auto b) { return a >= b; });
+      case ir::ExprKind::And: return arith<H, ir::AndNode>(e, [](H a, H b) { return a && b; });
+      case ir::ExprKind::Or: return arith<H, ir::OrNode>(e, [](H a, H b) { return a || b; });
+      case ir::ExprKind::Not: {
+        Fn<H> a = compile<H>(e.as<ir::NotNode>()->a);
+        return [a](const int64_t* x) { return !a(x); };
+      }
+      case ir::ExprKind::Select: {
+        // Lazy: only the chosen branch runs, so a guarded out-of-range read
+        // (padding, concat) is never evaluated.
+        const auto* op = e.as<ir::SelectNode>();
+        Fn<bool> c = compile<bool>(op->cond);
+        Fn<H> t = compile<H>(op->true_value);
+        Fn<H> f = compile<H>(op->false_value);
+        return [c, t, f](const int64_t* x) { return c(x) ? t(x) : f(x); };
+      }
+      case ir::ExprKind::Cast: {
+        const auto* op = e.as<ir::CastNode>();
+        return with_host_type(op->value.dtype(), [&](auto tag) -> Fn<H> {
+          using U = typename decltype(tag)::type;
+          Fn<U> v = compile<U>(op->value);
+          if constexpr (std::is_same_v<H, bool>) {
+            return [v](const int64_t* x) { return v(x) != U(0); };
+          } else {
+            return [v](const int64_t* x) { return static_cast<H>(v(x)); };
+          }
+        });
+      }
+      case ir::ExprKind::Call: {
+        if constexpr (std::is_floating_point_v<H>) {
+          const auto* op = e.as<ir::CallNode>();
+          ir::MathFunc f = op->func;
+          Fn<H> a = compile<H>(op->args[0]);
+          if (op->args.size() == 1) return [f, a](const int64_t* x) { return call_math<H>(f, a(x), H(0)); };
+          Fn<H> b = compile<H>(op->args[1]);
+          return [f, a, b](const int64_t* x) { return call_math<H>(f, a(x), b(x)); };
+        } else {
+          internal_fail("evaluator: math call on a non-float");
+        }
+      }
+      case ir::ExprKind::Load: return load<H>(e.as<ir::LoadNode>());
+      case ir::ExprKind::Reduce: internal_fail("evaluator: reduction below the top of a body");
+    }
+    internal_fail("evaluator: bad expression kind");
+  }
+
+ private:
+  template <typename H, typename Node, typename Op>
+  Fn<H> arith(const ir::Expr& e, Op op) {
+    const auto* n = e.as<Node>();
+    Fn<H> a = compile<H>(n->a);
+    Fn<H> b = compile<H>(n->b);
+    return [a, b, op](const int64_t* x) { return static_cast<H>(op(a(x), b(x))); };
+  }
+
+  template <typename H, typename Node, typename Op>
+  Fn<H> compare(const ir::Expr& e, Op op) {
+    const auto* n = e.as<Node>();
+    return with_host_type(n->a.dtype(), [&](auto tag) -> Fn<H> {
+      using U = typename decltype(tag)::type;
+      Fn<U> a = compile<U>(n->a);
+      Fn<U> b = compile<U>(n->b);
+      return [a, b, op](const int64_t* x) { return static_cast<H>(op(a(x), b(x))); };
+    });
+  }
+
+  // One index of a load: a plain variable reads its slot directly (the
+  // common case, and the hot path of every reduction); others run a closure.
+  struct IndexTerm {
+    int slot = -1;
+    Fn<int64_t> fn;
+    int64_t stride = 1;
+    int64_t extent = 1;
+  };
+
+  template <typename H>
+  Fn<H> load(const ir::LoadNode* op) {
+    auto it = arrays_.find(op->buffer.get());
+    internal_check(it != arrays_.end(), "evaluator: read of '", op->buffer->name, "' before it is computed");
+    const NDArray* arr = it->second;
+    const std::vector<int64_t>& shape = arr->shape();
+    std::vector<IndexTerm> terms(op->indices.size());
+    int64_t stride = 1;
+    for (size_t k = op->indices.size(); k-- > 0;) {
+      const ir::Expr& i = op->indices[k];
+      auto slot = i.as<ir::VarNode>() ? slots_.find(ir::Var(i)) : slots_.end();
+      if (slot != slots_.end()) terms[k].slot = slot->second;
+      else terms[k].fn = compile<int64_t>(i);
+      terms[k].stride = stride;
+      terms[k].extent = shape[k];
+      stride *= shape[k];
+    }
+    std::string name = op->buffer->name;
+    return with_storage(*arr, [&](auto* data) -> Fn<H> {
+      return [data, terms, name](const int64_t* x) {
+        int64_t off = 0;
+        for (size_t k = 0; k < terms.size(); ++k) {
+          const IndexTerm& t = terms[k];
+          int64_t i = t.slot >= 0 ? x[t.slot] : t.fn(x);
+          if (i < 0 || i >= t.extent)
+            internal_fail("evaluator: read of ", name, " out of range: index ", i, " of dimension ", k,
+                          " with extent ", t.extent);
+          off += i * t.stride;
+        }
+        return static_cast<H>(data[off]);
+      };
+    });
+  }
+
+  const ir::VarMap<int>& slots_;
+  const std::unordered_map<const ir::BufferNode*, const NDArray*>& arrays_;
+};
+
+// Advances the odometer idx over extents (last fastest) in slots
+// [first, first + extents.size()); false when it wraps around.
+bool advance(int64_t* slots, int first, const std::vector<int64_t>& extents) {
+  for (int k = static_cast<int>(extents.size()) - 1; k >= 0; --k) {
+    if (++slots[first + k] < extents[k]) return true;
+    slots[first + k] = 0;
+  }
+  return false;
+}
+
+template <typename H>
+H combine(ir::ReduceOp op, H acc, H v) {
+  if constexpr (std::is_same_v<H, bool>) {
+    // Bool sums and products are logical or / and (no overflow past true).
+    if (op == ir::ReduceOp::Sum) return acc || v;
+    if (op == ir::ReduceOp::Prod) return acc && v;
+  }
+  switch (op) {
+    case ir::ReduceOp::Sum: return static_cast<H>(acc + v);
+    case ir::ReduceOp::Prod: return static_cast<H>(acc * v);
+    case ir::ReduceOp::Max: return acc < v ? v : acc;
+    case ir::ReduceOp::Min: return v < acc ? v : acc;
+  }
+  internal_fail("bad reduce op");
+}
+
+template <typename H>
+void run_op(const TensorNode& t, const std::unordered_map<const ir::BufferNode*, const NDArray*>& arrays,
+            NDArray& out) {
+  ir::VarMap<int> slots;
+  std::vector<int64_t> spatial;
+  for (const auto& a : t.axes) {
+    slots[a.var] = static_cast<int>(spatial.size());
+    spatial.push_back(a.extent);
+  }
+  const ir::ReduceNode* r = t.reduce();
+  std::vector<int64_t> reduce;
+  if (r) {
+    for (const auto& a : r->axes) {
+      slots[a.var] = static_cast<int>(spatial.size() + reduce.size());
+      reduce.push_back(a.extent);
+    }
+  }
+  Compiler compiler(slots, arrays);
+  Fn<H> value = compiler.compile<H>(r ? r->source : t.body);
+  H identity{};
+  if (r) identity = compiler.compile<H>(ir::reduce_identity(r->combiner, r->dtype))(nullptr);
+  std::vector<int64_t> x(spatial.size() + reduce.size(), 0);
+  int first_reduce = static_cast<int>(spatial.size());
+  with_storage(out, [&](auto* data) {
+    using S = std::remove_const_t<std::remove_pointer_t<decltype(data)>>;
+    S* dst = const_cast<S*>(data);
+    int64_t flat = 0;
+    do {
+      H v;
+      if (r) {
+        H acc = identity;
+        do {
+          acc = combine(r->combiner, acc, value(x.data()));
+        } while (advance(x.data(), first_reduce, reduce));
+        v = acc;
+      } else {
+        v = value(x.data());
+      }
+      dst[flat++] = static_cast<S>(v);
+    } while (advance(x.data(), 0, spatial));
+  });
+}
+
+}  // namespace
+
+std::vector<NDArray> evaluate(const ComputeDAG& dag, const std::vector<NDArray>& inputs) {
+  std::vector<Tensor> phs = dag.placeholders();
+  user_check(inputs.size() == phs.size(), "evaluate: expected ", phs.size(), " inputs, got ", inputs.size());
+  std::unordered_map<const ir::BufferNode*, NDArray> values;
+  std::unordered_map<const ir::BufferNode*, const NDArray*> arrays;
+  for (size_t i = 0; i < phs.size(); ++i) {
+    user_check(inputs[i].dtype() == phs[i]->dtype(), "evaluate: input '", phs[i]->name, "' must be ",
+               ir::to_string(phs[i]->dtype()), ", got ", ir::to_string(inputs[i].dtype()));
+    user_check(inputs[i].shape() == phs[i]->shape(), "evaluate: input '", phs[i]->name,
+               "' has the wrong shape");
+    arrays[phs[i]->buffer.get()] = &inputs[i];
+  }
+  for (const auto& t : dag.ops()) {
+    if (t->is_placeholder()) continue;
+    NDArray out(t->dtype(), t->shape());
+    with_host_type(t->dtype(), [&](auto tag) { run_op<typename decltype(tag)::type>(*t, arrays, out); });
+    auto [it, inserted] = values.emplace(t->buffer.get(), std::move(out));
+    arrays[t->buffer.get()] = &it->second;
+  }
+  std::vector<NDArray> result;
+  for (const auto& t : dag.outputs()) {
+    auto it = arrays.find(t->buffer.get());
+    internal_check(it != arrays.end(), "evaluate: output '", t->name, "' was not computed");
+    result.push_back(*it->second);
+  }
+  return result;
+}
+
+std::vector<NDArray> random_inputs(const ComputeDAG& dag, std::mt19937_64& rng, double lo, double hi) {
+  std::vector<NDArray> out;
+  for (const auto& t : dag.placeholders()) {
+    NDArray a(t->dtype(), t->shape());
+    a.fill_random(rng, lo, hi);
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace tunectl::te

@@ -1,0 +1,125 @@
+#include "ops/elemwise.h"
+
+#include <cmath>
+#include <functional>
+
+#include "ir/error.h"
+#include "ops/op_util.h"
+
+namespace tunectl::ops {
+
+namespace {
+
+using ir::Expr;
+
+te::Tensor unary(const te::Tensor& x, const std::string& name, const std::function<Expr(Expr)>& f) {
+  user_check(ir::is_float(x->dtype()), name, ": needs a float input, '", x->name, "' is ",
+             ir::to_string(x->dtype()));
+  return te::compute(
+      name, x->shape(),
+      [&](const std::vector<ir::Var>& i) { return f(te::read(x, {i.begin(), i.end()})); }, "elemwise",
+      x->dtype());
+}
+
+te::Tensor binary(const te::Tensor& a, const te::Tensor& b, const std::string& name,
+                  const std::function<Expr(Expr, Expr)>& f) {
+  user_check(a->dtype() == b->dtype(), name, ": operand types differ (", ir::to_string(a->dtype()), " vs ",
+             ir::to_string(b->dtype()), ")");
+  return te::compute(
+      name, broadcast_shape(a->shape(), b->shape(), name),
+      [&](const std::vector<ir::Var>& i) { return f(read_broadcast(a, i), read_broadcast(b, i)); }, "elemwise",
+      a->dtype());
+}
+
+Expr call(ir::MathFunc f, Expr x) { return ir::make_call(f, {std::move(x)}); }
+
+// 0 - v, spelled out: the type is read before v is handed over.
+Expr negate(const Expr& v) { return ir::make_sub(ir::make_zero(v.dtype()), v); }
+
+}  // namespace
+
+te::Tensor relu(const te::Tensor& x, const std::string& name) {
+  return unary(x, name, [](Expr v) { return ir::make_max(v, ir::make_zero(v.dtype())); });
+}
+
+te::Tensor clip(const te::Tensor& x, double lo, double hi, const std::string& name) {
+  user_check(lo <= hi, name, ": min ", lo, " is above max ", hi);
+  return unary(x, name, [&](Expr v) {
+    return ir::make_min(ir::make_max(v, ir::make_const(v.dtype(), lo)), ir::make_const(v.dtype(), hi));
+  });
+}
+
+te::Tensor sigmoid(const te::Tensor& x, const std::string& name) {
+  return unary(x, name, [](Expr v) {
+    Expr one = ir::make_const(v.dtype(), 1);
+    return one / (one + call(ir::MathFunc::exp, negate(v)));
+  });
+}
+
+te::Tensor tanh(const te::Tensor& x, const std::string& name) {
+  return unary(x, name, [](Expr v) { return call(ir::MathFunc::tanh, v); });
+}
+
+te::Tensor erf(const te::Tensor& x, const std::string& name) {
+  return unary(x, name, [](Expr v) { return call(ir::MathFunc::erf, v); });
+}
+
+te::Tensor gelu(const te::Tensor& x, const std::string& name) {
+  return unary(x, name, [](Expr v) {
+    ir::DType t = v.dtype();
+    Expr e = call(ir::MathFunc::erf, v * ir::make_const(t, M_SQRT1_2));
+    return v * ir::make_const(t, 0.5) * (ir::make_const(t, 1) + e);
+  });
+}
+
+te::Tensor exp(const te::Tensor& x, const std::string& name) {
+  return unary(x, name, [](Expr v) { return call(ir::MathFunc::exp, v); });
+}
+
+te::Tensor sqrt(const te::Tensor& x, const std::string& name) {
+  return unary(x, name, [](Expr v) { return call(ir::MathFunc::sqrt, v); });
+}
+
+te::Tensor neg(const te::Tensor& x, const std::string& name) {
+  return unary(x, name, [](Expr v) { return negate(v); });
+}
+
+te::Tensor abs(const te::Tensor& x, const std::string& name) {
+  return unary(x, name, [](Expr v) { return call(ir::MathFunc::abs, v); });
+}
+
+te::Tensor leaky_relu(const te::Tensor& x, double alpha, const std::string& name) {
+  return unary(x, name, [&](Expr v) {
+    return ir::make_select(v > ir::make_zero(v.dtype()), v, v * ir::make_const(v.dtype(), alpha));
+  });
+}
+
+te::Tensor scale(const te::Tensor& x, double factor, const std::string& name) {
+  return unary(x, name, [&](Expr v) { return v * ir::make_const(v.dtype(), factor); });
+}
+
+te::Tensor add(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  return binary(a, b, name, [](Expr x, Expr y) { return x + y; });
+}
+te::Tensor sub(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  return binary(a, b, name, [](Expr x, Expr y) { return x - y; });
+}
+te::Tensor mul(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  return binary(a, b, name, [](Expr x, Expr y) { return x * y; });
+}
+te::Tensor div(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  user_check(ir::is_float(a->dtype()), name, ": division needs float operands");
+  return binary(a, b, name, [](Expr x, Expr y) { return x / y; });
+}
+te::Tensor pow(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  user_check(ir::is_float(a->dtype()), name, ": pow needs float operands");
+  return binary(a, b, name, [](Expr x, Expr y) { return ir::make_call(ir::MathFunc::pow, {x, y}); });
+}
+te::Tensor maximum(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  return binary(a, b, name, [](Expr x, Expr y) { return ir::make_max(x, y); });
+}
+te::Tensor minimum(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  return binary(a, b, name, [](Expr x, Expr y) { return ir::make_min(x, y); });
+}
+
+}  // namespace tunectl::ops

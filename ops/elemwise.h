@@ -1,0 +1,38 @@
+// Elementwise operators: unary activations and binary arithmetic with numpy
+// broadcasting. Each is one compute op tagged "elemwise", the kind of op the
+// graph partitioner fuses into its anchor and schedules inline.
+#pragma once
+
+#include <string>
+
+#include "te/tensor.h"
+
+namespace tunectl::ops {
+
+te::Tensor relu(const te::Tensor& x, const std::string& name = "relu");
+te::Tensor clip(const te::Tensor& x, double lo, double hi, const std::string& name = "clip");
+te::Tensor sigmoid(const te::Tensor& x, const std::string& name = "sigmoid");
+te::Tensor tanh(const te::Tensor& x, const std::string& name = "tanh");
+te::Tensor erf(const te::Tensor& x, const std::string& name = "erf");
+// x * 0.5 * (1 + erf(x / sqrt(2))), the exact (erf) form.
+te::Tensor gelu(const te::Tensor& x, const std::string& name = "gelu");
+te::Tensor exp(const te::Tensor& x, const std::string& name = "exp");
+te::Tensor sqrt(const te::Tensor& x, const std::string& name = "sqrt");
+te::Tensor neg(const te::Tensor& x, const std::string& name = "neg");
+te::Tensor abs(const te::Tensor& x, const std::string& name = "abs");
+// x for x > 0, alpha * x otherwise.
+te::Tensor leaky_relu(const te::Tensor& x, double alpha = 0.01, const std::string& name = "leaky_relu");
+
+// Binary operators over the numpy broadcast of the two shapes.
+te::Tensor add(const te::Tensor& a, const te::Tensor& b, const std::string& name = "add");
+te::Tensor sub(const te::Tensor& a, const te::Tensor& b, const std::string& name = "sub");
+te::Tensor mul(const te::Tensor& a, const te::Tensor& b, const std::string& name = "mul");
+te::Tensor div(const te::Tensor& a, const te::Tensor& b, const std::string& name = "div");
+te::Tensor pow(const te::Tensor& a, const te::Tensor& b, const std::string& name = "pow");
+te::Tensor maximum(const te::Tensor& a, const te::Tensor& b, const std::string& name = "maximum");
+te::Tensor minimum(const te::Tensor& a, const te::Tensor& b, const std::string& name = "minimum");
+
+// x * scale (a constant), e.g. gemm's alpha.
+te::Tensor scale(const te::Tensor& x, double factor, const std::string& name = "scale");
+
+}  // namespace tunectl::ops

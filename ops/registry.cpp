@@ -1,0 +1,391 @@
+#include "ops/registry.h"
+
+#include <functional>
+#include <set>
+
+#include "ir/error.h"
+#include "ops/conv2d.h"
+#include "ops/elemwise.h"
+#include "ops/matmul.h"
+#include "ops/normalization.h"
+#include "ops/pool.h"
+#include "ops/reduce.h"
+#include "ops/transform.h"
+
+namespace tunectl::ops {
+
+namespace {
+
+using nlohmann::json;
+using Shape = std::vector<int64_t>;
+
+// Typed access to an op's JSON parameters; remembers which keys were read so
+// that an unknown (misspelt) key is reported instead of silently ignored.
+class Params {
+ public:
+  Params(const std::string& op, json j) : op_(op), j_(std::move(j)) {
+    user_check(j_.is_object(), op, ": parameters must be a JSON object");
+  }
+
+  int64_t integer(const std::string& key, int64_t def) {
+    const json* v = find(key);
+    if (!v) return def;
+    user_check(v->is_number_integer(), op_, ": parameter '", key, "' must be an integer");
+    return v->get<int64_t>();
+  }
+  int64_t dim(const std::string& key, int64_t def) {
+    int64_t v = integer(key, def);
+    user_check(v > 0, op_, ": parameter '", key, "' must be positive, got ", v);
+    return v;
+  }
+  double number(const std::string& key, double def) {
+    const json* v = find(key);
+    if (!v) return def;
+    user_check(v->is_number(), op_, ": parameter '", key, "' must be a number");
+    return v->get<double>();
+  }
+  bool boolean(const std::string& key, bool def) {
+    const json* v = find(key);
+    if (!v) return def;
+    user_check(v->is_boolean(), op_, ": parameter '", key, "' must be true or false");
+    return v->get<bool>();
+  }
+  std::vector<int64_t> ints(const std::string& key, std::vector<int64_t> def) {
+    const json* v = find(key);
+    if (!v) return def;
+    return to_ints(*v, key);
+  }
+  Shape shape(const std::string& key, Shape def) {
+    Shape s = ints(key, std::move(def));
+    for (int64_t d : s) user_check(d > 0, op_, ": parameter '", key, "' has non-positive dimension ", d);
+    return s;
+  }
+  std::vector<Shape> shapes(const std::string& key, std::vector<Shape> def) {
+    const json* v = find(key);
+    if (!v) return def;
+    user_check(v->is_array() && !v->empty(), op_, ": parameter '", key, "' must be a non-empty array of shapes");
+    std::vector<Shape> out;
+    for (const auto& e : *v) out.push_back(to_ints(e, key));
+    return out;
+  }
+  // An int (same for every entry) or an array of n (or, if n2 > 0, n2)
+  // integers; an array of n is widened by repetition to n2 when n2 is given.
+  std::vector<int64_t> spread(const std::string& key, int64_t def, size_t n, size_t n2 = 0) {
+    const json* v = find(key);
+    size_t full = n2 ? n2 : n;
+    if (!v) return std::vector<int64_t>(full, def);
+    if (v->is_number_integer()) return std::vector<int64_t>(full, v->get<int64_t>());
+    std::vector<int64_t> x = to_ints(*v, key);
+    if (n2 && x.size() == n) {
+      std::vector<int64_t> w = x;
+      w.insert(w.end(), x.begin(), x.end());
+      return w;
+    }
+    user_check(x.size() == full, op_, ": parameter '", key, "' needs ", n, n2 ? " or " + std::to_string(n2) : "",
+               " entries");
+    return x;
+  }
+  // Fails on keys no accessor asked for.
+  void finish() const {
+    for (auto it = j_.begin(); it != j_.end(); ++it)
+      user_check(used_.count(it.key()), op_, ": unknown parameter '", it.key(), "'");
+  }
+
+ private:
+  const json* find(const std::string& key) {
+    used_.insert(key);
+    auto it = j_.find(key);
+    return it == j_.end() ? nullptr : &*it;
+  }
+  std::vector<int64_t> to_ints(const json& v, const std::string& key) const {
+    user_check(v.is_array(), op_, ": parameter '", key, "' must be an array of integers");
+    std::vector<int64_t> out;
+    for (const auto& e : v) {
+      user_check(e.is_number_integer(), op_, ": parameter '", key, "' must be an array of integers");
+      out.push_back(e.get<int64_t>());
+    }
+    return out;
+  }
+
+  std::string op_;
+  json j_;
+  std::set<std::string> used_;
+};
+
+te::Tensor input(const std::string& name, const Shape& shape) { return te::placeholder(name, shape); }
+
+std::vector<te::Tensor> one(te::Tensor t) { return {std::move(t)}; }
+
+// Default activation shape of the elementwise ops.
+const Shape kActShape{1, 64, 56, 56};
+
+struct OpEntry {
+  std::string name;
+  // Builds the outputs from the parameters (placeholders made inside).
+  std::function<std::vector<te::Tensor>(Params&)> build;
+  std::vector<json> configs;
+};
+
+te::Tensor build_conv2d(Params& p) {
+  int64_t n = p.dim("N", 1), c = p.dim("C", 64), h = p.dim("H", 56), w = p.dim("W", 56);
+  int64_t k = p.dim("K", 64), r = p.dim("R", 3), s = p.dim("S", 3);
+  Conv2dAttrs a;
+  auto st = p.spread("stride", 1, 2);
+  auto pd = p.spread("pad", 1, 2, 4);
+  auto dl = p.spread("dilation", 1, 2);
+  a.stride = {st[0], st[1]};
+  // [h, w] widened by repetition is [h, w, h, w] = top, left, bottom, right.
+  a.padding = {pd[0], pd[1], pd[2], pd[3]};
+  a.dilation = {dl[0], dl[1]};
+  a.groups = p.dim("groups", 1);
+  bool bias = p.boolean("bias", false), relu_after = p.boolean("relu", false);
+  user_check(a.groups > 0 && c % a.groups == 0, "conv2d: groups must divide C");
+  te::Tensor data = input("data", {n, c, h, w});
+  te::Tensor weight = input("weight", {k, c / a.groups, r, s});
+  te::Tensor out = conv2d_nchw(data, weight, a);
+  if (bias) out = bias_add_nchw(out, input("bias", {k}));
+  if (relu_after) out = relu(out);
+  return out;
+}
+
+Pool2dAttrs pool_attrs(Params& p) {
+  Pool2dAttrs a;
+  auto k = p.spread("kernel", 2, 2);
+  auto st = p.spread("stride", 2, 2);
+  auto pd = p.spread("pad", 0, 2, 4);
+  a.kernel = {k[0], k[1]};
+  a.stride = {st[0], st[1]};
+  a.padding = {pd[0], pd[1], pd[2], pd[3]};
+  a.ceil_mode = p.boolean("ceil_mode", false);
+  a.count_include_pad = p.boolean("count_include_pad", false);
+  return a;
+}
+
+Shape nchw(Params& p, int64_t c, int64_t hw) {
+  return {p.dim("N", 1), p.dim("C", c), p.dim("H", hw), p.dim("W", hw)};
+}
+
+std::vector<OpEntry> make_entries() {
+  std::vector<OpEntry> e;
+  e.push_back({"conv2d", [](Params& p) { return one(build_conv2d(p)); },
+               {{{"N", 1}, {"C", 3}, {"H", 7}, {"W", 9}, {"K", 4}, {"R", 3}, {"S", 3}, {"pad", 1}},
+                {{"N", 2}, {"C", 4}, {"H", 13}, {"W", 13}, {"K", 6}, {"R", 3}, {"S", 3}, {"stride", 2},
+                 {"pad", {0, 1, 1, 2}}, {"dilation", 1}, {"groups", 2}, {"bias", true}, {"relu", true}},
+                {{"N", 1}, {"C", 5}, {"H", 15}, {"W", 11}, {"K", 5}, {"R", 3}, {"S", 3}, {"pad", 2},
+                 {"dilation", 2}, {"groups", 5}},
+                {{"N", 1}, {"C", 8}, {"H", 8}, {"W", 8}, {"K", 16}, {"R", 1}, {"S", 1}, {"pad", 0}}}});
+  e.push_back({"matmul",
+               [](Params& p) {
+                 int64_t m = p.dim("M", 512), n = p.dim("N", 512), k = p.dim("K", 512);
+                 bool ta = p.boolean("trans_a", false), tb = p.boolean("trans_b", false);
+                 return one(matmul(input("A", ta ? Shape{k, m} : Shape{m, k}),
+                                   input("B", tb ? Shape{n, k} : Shape{k, n}), ta, tb));
+               },
+               {{{"M", 16}, {"N", 16}, {"K", 16}},
+                {{"M", 7}, {"N", 13}, {"K", 15}},
+                {{"M", 15}, {"N", 9}, {"K", 33}, {"trans_a", true}, {"trans_b", true}}}});
+  e.push_back({"gemm",
+               [](Params& p) {
+                 int64_t m = p.dim("M", 512), n = p.dim("N", 512), k = p.dim("K", 512);
+                 double alpha = p.number("alpha", 1.0), beta = p.number("beta", 1.0);
+                 bool ta = p.boolean("trans_a", false), tb = p.boolean("trans_b", false);
+                 Shape cs = p.shape("c_shape", {n});
+                 te::Tensor a = input("A", ta ? Shape{k, m} : Shape{m, k});
+                 te::Tensor b = input("B", tb ? Shape{n, k} : Shape{k, n});
+                 te::Tensor c = cs.empty() ? nullptr : input("C", cs);
+                 return one(gemm(a, b, c, alpha, beta, ta, tb));
+               },
+               {{{"M", 7}, {"N", 13}, {"K", 15}, {"alpha", 0.5}, {"beta", 2.0}},
+                {{"M", 9}, {"N", 8}, {"K", 5}, {"trans_b", true}, {"c_shape", {9, 8}}},
+                {{"M", 8}, {"N", 8}, {"K", 8}, {"c_shape", json::array()}}}});
+  e.push_back({"dense",
+               [](Params& p) {
+                 int64_t m = p.dim("M", 128), k = p.dim("K", 768), n = p.dim("N", 768);
+                 bool bias = p.boolean("bias", true);
+                 te::Tensor x = input("x", {m, k});
+                 te::Tensor w = input("weight", {n, k});
+                 return one(dense(x, w, bias ? input("bias", {n}) : nullptr));
+               },
+               {{{"M", 7}, {"K", 13}, {"N", 15}}, {{"M", 16}, {"K", 32}, {"N", 8}, {"bias", false}}}});
+  e.push_back({"batch_matmul",
+               [](Params& p) {
+                 Shape as = p.shape("a_shape", {12, 128, 64}), bs = p.shape("b_shape", {12, 64, 128});
+                 return one(batch_matmul(input("A", as), input("B", bs), p.boolean("trans_b", false)));
+               },
+               {{{"a_shape", {3, 7, 5}}, {"b_shape", {3, 5, 9}}},
+                {{"a_shape", {2, 3, 4, 13}}, {"b_shape", {3, 6, 13}}, {"trans_b", true}},
+                {{"a_shape", {2, 1, 5, 7}}, {"b_shape", {1, 3, 7, 4}}}}});
+  e.push_back({"max_pool2d", [](Params& p) {
+                 Shape s = nchw(p, 64, 56);
+                 return one(max_pool2d(input("data", s), pool_attrs(p)));
+               },
+               {{{"C", 3}, {"H", 8}, {"W", 8}},
+                {{"N", 2}, {"C", 3}, {"H", 13}, {"W", 15}, {"kernel", 3}, {"stride", 2}, {"pad", 1}},
+                {{"C", 2}, {"H", 7}, {"W", 7}, {"kernel", 3}, {"stride", 2}, {"ceil_mode", true}}}});
+  e.push_back({"avg_pool2d", [](Params& p) {
+                 Shape s = nchw(p, 64, 56);
+                 return one(avg_pool2d(input("data", s), pool_attrs(p)));
+               },
+               {{{"C", 3}, {"H", 8}, {"W", 8}},
+                {{"N", 2}, {"C", 3}, {"H", 13}, {"W", 15}, {"kernel", 3}, {"stride", 2}, {"pad", 1}},
+                {{"C", 2}, {"H", 7}, {"W", 9}, {"kernel", 3}, {"stride", 2}, {"pad", 1},
+                 {"count_include_pad", true}, {"ceil_mode", true}}}});
+  e.push_back({"global_avg_pool2d", [](Params& p) { return one(global_avg_pool2d(input("data", nchw(p, 512, 7)))); },
+               {{{"C", 5}, {"H", 7}, {"W", 7}}, {{"N", 2}, {"C", 3}, {"H", 13}, {"W", 9}}}});
+  e.push_back({"global_max_pool2d", [](Params& p) { return one(global_max_pool2d(input("data", nchw(p, 512, 7)))); },
+               {{{"C", 5}, {"H", 7}, {"W", 7}}, {{"N", 2}, {"C", 3}, {"H", 13}, {"W", 9}}}});
+
+  const std::vector<json> unary_configs{{{"shape", {2, 7, 13}}}, {{"shape", {15, 16}}}};
+  using Unary = te::Tensor (*)(const te::Tensor&, const std::string&);
+  const std::vector<std::pair<std::string, Unary>> unaries{
+      {"relu", relu}, {"sigmoid", sigmoid}, {"tanh", tanh}, {"erf", erf}, {"gelu", gelu},
+      {"exp", exp},   {"sqrt", sqrt},       {"neg", neg},   {"abs", abs}};
+  for (const auto& [name, f] : unaries) {
+    Unary fn = f;
+    std::string n = name;
+    e.push_back({n, [fn, n](Params& p) { return one(fn(input("x", p.shape("shape", kActShape)), n)); }, unary_configs});
+  }
+  e.push_back({"clip",
+               [](Params& p) {
+                 Shape s = p.shape("shape", kActShape);
+                 double lo = p.number("min", 0.0), hi = p.number("max", 6.0);
+                 return one(clip(input("x", s), lo, hi));
+               },
+               {{{"shape", {2, 7, 13}}, {"min", -0.5}, {"max", 0.5}}, {{"shape", {15, 16}}}}});
+  e.push_back({"leaky_relu",
+               [](Params& p) {
+                 Shape s = p.shape("shape", kActShape);
+                 return one(leaky_relu(input("x", s), p.number("alpha", 0.01)));
+               },
+               {{{"shape", {2, 7, 13}}, {"alpha", 0.2}}, {{"shape", {15, 16}}}}});
+
+  using Binary = te::Tensor (*)(const te::Tensor&, const te::Tensor&, const std::string&);
+  const std::vector<std::pair<std::string, Binary>> binaries{{"add", add}, {"sub", sub}, {"mul", mul},
+                                                             {"div", div}, {"pow", pow}, {"maximum", maximum},
+                                                             {"minimum", minimum}};
+  const std::vector<json> binary_configs{{{"a_shape", {2, 7, 13}}, {"b_shape", {2, 7, 13}}},
+                                         {{"a_shape", {3, 1, 15}}, {"b_shape", {5, 1}}},
+                                         {{"a_shape", {1, 6, 7, 7}}, {"b_shape", {1, 6, 1, 1}}}};
+  for (const auto& [name, f] : binaries) {
+    Binary fn = f;
+    std::string n = name;
+    e.push_back({n,
+                 [fn, n](Params& p) {
+                   Shape as = p.shape("a_shape", kActShape), bs = p.shape("b_shape", {1, 64, 1, 1});
+                   return one(fn(input("a", as), input("b", bs), n));
+                 },
+                 binary_configs});
+  }
+
+  e.push_back({"softmax",
+               [](Params& p) {
+                 Shape s = p.shape("shape", {12, 128, 128});
+                 return one(softmax(input("x", s), p.integer("axis", -1)));
+               },
+               {{{"shape", {7, 13}}}, {{"shape", {2, 15, 9}}, {"axis", 1}}, {{"shape", {33}}}}});
+  e.push_back({"layer_norm",
+               [](Params& p) {
+                 Shape s = p.shape("shape", {128, 768});
+                 int64_t axis = p.integer("axis", -1);
+                 double eps = p.number("epsilon", 1e-5);
+                 bool affine = p.boolean("affine", true);
+                 te::Tensor x = input("x", s);
+                 te::Tensor scale_t, bias_t;
+                 if (affine) {
+                   int64_t r = static_cast<int64_t>(s.size());
+                   user_check(axis >= -r && axis < r, "layer_norm: axis ", axis, " out of range");
+                   Shape inner(s.begin() + (axis < 0 ? axis + r : axis), s.end());
+                   scale_t = input("scale", inner);
+                   bias_t = input("bias", inner);
+                 }
+                 return one(layer_norm(x, scale_t, bias_t, axis, eps));
+               },
+               {{{"shape", {7, 13}}}, {{"shape", {2, 5, 3, 4}}, {"axis", -2}, {"affine", false}},
+                {{"shape", {16, 32}}, {"epsilon", 1e-3}}}});
+  using Reduce = te::Tensor (*)(const te::Tensor&, const std::vector<int64_t>&, bool, const std::string&);
+  const std::vector<std::pair<std::string, Reduce>> reduces{
+      {"reduce_sum", reduce_sum}, {"reduce_mean", reduce_mean}, {"reduce_max", reduce_max}};
+  for (const auto& [name, f] : reduces) {
+    Reduce fn = f;
+    std::string n = name;
+    e.push_back({n,
+                 [fn, n](Params& p) {
+                   Shape s = p.shape("shape", {32, 512});
+                   auto axes = p.ints("axes", {-1});
+                   return one(fn(input("x", s), axes, p.boolean("keepdims", false), n));
+                 },
+                 {{{"shape", {7, 13}}},
+                  {{"shape", {3, 5, 15}}, {"axes", {0, 2}}, {"keepdims", true}},
+                  {{"shape", {4, 9}}, {"axes", json::array()}}}});
+  }
+  e.push_back({"transpose",
+               [](Params& p) {
+                 Shape s = p.shape("shape", {12, 128, 64});
+                 return one(transpose(input("x", s), p.ints("perm", {0, 2, 1})));
+               },
+               {{{"shape", {7, 13}}, {"perm", {1, 0}}}, {{"shape", {2, 3, 5, 7}}, {"perm", {0, 2, 3, 1}}}}});
+  e.push_back({"pad",
+               [](Params& p) {
+                 Shape s = p.shape("shape", {1, 64, 56, 56});
+                 auto b = p.ints("begins", {0, 0, 1, 1}), en = p.ints("ends", {0, 0, 1, 1});
+                 return one(pad(input("x", s), b, en, p.number("value", 0.0)));
+               },
+               {{{"shape", {1, 3, 7, 7}}, {"begins", {0, 0, 1, 2}}, {"ends", {0, 0, 2, 1}}},
+                {{"shape", {5, 13}}, {"begins", {1, 0}}, {"ends", {0, 3}}, {"value", 1.5}}}});
+  e.push_back({"concat",
+               [](Params& p) {
+                 auto shapes = p.shapes("shapes", {{1, 64, 28, 28}, {1, 32, 28, 28}});
+                 int64_t axis = p.integer("axis", 1);
+                 std::vector<te::Tensor> ins;
+                 for (size_t i = 0; i < shapes.size(); ++i) ins.push_back(input("x" + std::to_string(i), shapes[i]));
+                 return one(concat(ins, axis));
+               },
+               {{{"shapes", {{1, 3, 7, 7}, {1, 5, 7, 7}}}, {"axis", 1}},
+                {{"shapes", {{7, 13}, {7, 2}, {7, 5}}}, {"axis", -1}}}});
+  e.push_back({"reshape",
+               [](Params& p) {
+                 Shape s = p.shape("shape", {1, 128, 768});
+                 return one(reshape(input("x", s), p.ints("new_shape", {1, 128, 12, 64})));
+               },
+               {{{"shape", {2, 15, 6}}, {"new_shape", {0, 5, -1}}}, {{"shape", {7, 13}}, {"new_shape", {13, 7}}}}});
+  e.push_back({"flatten",
+               [](Params& p) {
+                 Shape s = p.shape("shape", {1, 512, 7, 7});
+                 return one(flatten(input("x", s), p.integer("axis", 1)));
+               },
+               {{{"shape", {2, 3, 5, 7}}}, {{"shape", {3, 5, 7}}, {"axis", 2}}}});
+  return e;
+}
+
+const std::vector<OpEntry>& entries() {
+  static const std::vector<OpEntry> table = make_entries();
+  return table;
+}
+
+const OpEntry& find_entry(const std::string& name) {
+  for (const auto& e : entries())
+    if (e.name == name) return e;
+  std::string known;
+  for (const auto& e : entries()) known += (known.empty() ? "" : ", ") + e.name;
+  user_fail("unknown op '", name, "' (known: ", known, ")");
+}
+
+}  // namespace
+
+std::vector<std::string> op_names() {
+  std::vector<std::string> out;
+  for (const auto& e : entries()) out.push_back(e.name);
+  return out;
+}
+
+te::ComputeDAG make_op_dag(const std::string& name, const nlohmann::json& params) {
+  const OpEntry& e = find_entry(name);
+  Params p(name, params.is_null() ? json::object() : params);
+  std::vector<te::Tensor> outs = e.build(p);
+  p.finish();
+  return te::ComputeDAG(std::move(outs));
+}
+
+std::vector<nlohmann::json> test_configs(const std::string& name) { return find_entry(name).configs; }
+
+}  // namespace tunectl::ops

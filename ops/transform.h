@@ -1,0 +1,33 @@
+// Data movement operators: transpose, constant padding, concatenation,
+// reshape and flatten. Each is one injective compute op (tag "injective"):
+// every output element reads at most one input element, so the schedule can
+// inline it into its reader. Out-of-range reads are guarded by a Select that
+// evaluates only the chosen branch.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "te/tensor.h"
+
+namespace tunectl::ops {
+
+// out[i_0..] = x[i_perm^-1...]: output dimension k is input dimension perm[k].
+te::Tensor transpose(const te::Tensor& x, const std::vector<int64_t>& perm, const std::string& name = "transpose");
+
+// begins/ends: elements added before/after each axis (one per dimension,
+// non-negative); the new elements hold value.
+te::Tensor pad(const te::Tensor& x, const std::vector<int64_t>& begins, const std::vector<int64_t>& ends,
+               double value = 0.0, const std::string& name = "pad");
+
+// Inputs joined along axis; all other dimensions must agree.
+te::Tensor concat(const std::vector<te::Tensor>& inputs, int64_t axis, const std::string& name = "concat");
+
+// The same elements in row-major order with a new shape; one dimension may
+// be -1 (inferred) and a 0 copies the input's dimension at that position.
+te::Tensor reshape(const te::Tensor& x, const std::vector<int64_t>& shape, const std::string& name = "reshape");
+
+// Two dimensions: the product of dimensions before axis, and of the rest.
+te::Tensor flatten(const te::Tensor& x, int64_t axis = 1, const std::string& name = "flatten");
+
+}  // namespace tunectl::ops

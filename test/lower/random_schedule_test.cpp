@@ -1,0 +1,28 @@
+// Property test: random valid schedules of every op config lower to code
+// that computes the reference values. Slow (hundreds of interpreted
+// kernels), so it runs under the CTest label "slow".
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "lower_check.h"
+#include "ops/registry.h"
+#include "schedule/random_schedule.h"
+
+namespace tunectl::lower::test {
+
+TEST_CASE("random schedules of every op lower to the reference values", "[cpu][slow]") {
+  std::mt19937_64 rng(20240607);
+  for (const std::string& name : ops::op_names()) {
+    for (const nlohmann::json& params : ops::test_configs(name)) {
+      auto dag = op_dag(name, params);
+      for (int trial = 0; trial < 30; ++trial) {
+        schedule::State s = schedule::random_schedule(dag, rng, 12);
+        INFO(name << " " << params.dump() << " trial " << trial << "\n" << s.to_string());
+        CHECK(check_against_reference(s, trial) == "");
+      }
+    }
+  }
+}
+
+}  // namespace tunectl::lower::test
