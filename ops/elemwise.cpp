@@ -33,9 +33,6 @@ te::Tensor binary(const te::Tensor& a, const te::Tensor& b, const std::string& n
 
 Expr call(ir::MathFunc f, Expr x) { return ir::make_call(f, {std::move(x)}); }
 
-// 0 - v, spelled out: the type is read before v is handed over.
-Expr negate(const Expr& v) { return ir::make_sub(ir::make_zero(v.dtype()), v); }
-
 }  // namespace
 
 te::Tensor relu(const te::Tensor& x, const std::string& name) {
@@ -52,7 +49,7 @@ te::Tensor clip(const te::Tensor& x, double lo, double hi, const std::string& na
 te::Tensor sigmoid(const te::Tensor& x, const std::string& name) {
   return unary(x, name, [](Expr v) {
     Expr one = ir::make_const(v.dtype(), 1);
-    return one / (one + call(ir::MathFunc::exp, negate(v)));
+    return one / (one + call(ir::MathFunc::exp, -v));
   });
 }
 
@@ -81,7 +78,7 @@ te::Tensor sqrt(const te::Tensor& x, const std::string& name) {
 }
 
 te::Tensor neg(const te::Tensor& x, const std::string& name) {
-  return unary(x, name, [](Expr v) { return negate(v); });
+  return unary(x, name, [](Expr v) { return -v; });
 }
 
 te::Tensor abs(const te::Tensor& x, const std::string& name) {

@@ -314,7 +314,10 @@ Expr make_reduce(ReduceOp op, Expr source, std::vector<IterVar> axes) {
 
 Expr operator+(Expr a, Expr b) { return make_add(std::move(a), std::move(b)); }
 Expr operator-(Expr a, Expr b) { return make_sub(std::move(a), std::move(b)); }
-Expr operator-(Expr a) { return make_sub(make_zero(a.dtype()), std::move(a)); }
+Expr operator-(Expr a) {
+  DType t = a.dtype();  // read before the move below
+  return make_sub(make_zero(t), std::move(a));
+}
 Expr operator*(Expr a, Expr b) { return make_mul(std::move(a), std::move(b)); }
 Expr operator/(Expr a, Expr b) {
   unify(a, b, "/");

@@ -50,6 +50,8 @@ std::vector<Interval> read_region(const schedule::State& state, const std::vecto
     for (const Loop& l : info.enclosing)
       if (relaxed_in_shared(l)) relaxed[l.var] = Interval{make_int(0), make_int(l.extent - 1)};
   }
+  VarMap<IntBound> bounds;
+  for (const Loop& l : info.enclosing) bounds[l.var] = loop_bound(0, l.extent);
   std::vector<Interval> region;
   for (size_t c = s + 1; c < stages.size(); ++c) {
     const StageInfo& reader = stages[c];
@@ -70,11 +72,11 @@ std::vector<Interval> read_region(const schedule::State& state, const std::vecto
       internal_check(static_cast<int>(idx.size()) == info.num_spatial, "read of ", buffer->name, " with ",
                      idx.size(), " indices");
       for (size_t d = 0; d < idx.size(); ++d) {
-        Interval iv = eval_interval(substitute(idx[d], roots), dom);
+        Interval iv = eval_interval(substitute(idx[d], roots), dom, bounds);
         if (region.size() <= d) {
           region.push_back(iv);
         } else {
-          region[d] = Interval{make_min(region[d].min, iv.min), make_max(region[d].max, iv.max)};
+          region[d] = union_interval(region[d], iv, bounds);
         }
       }
     }
@@ -97,6 +99,12 @@ void infer_region(const schedule::State& state, std::vector<StageInfo>& stages, 
   VarMap<IntBound> bounds;
   for (const Loop& l : info.enclosing) bounds[l.var] = loop_bound(0, l.extent);
   for (int d = 0; d < info.num_spatial; ++d) {
+    if (!region[d].is_bounded()) {
+      // Reads the analysis cannot bound (data-dependent indices): the whole axis.
+      info.region_min.push_back(make_int(0));
+      info.region_extent.push_back(info.domain[d]);
+      continue;
+    }
     Expr mn = simplify(region[d].min, bounds);
     Expr span = simplify(region[d].max - mn, bounds);
     const int64_t* c = as_const_int(span);

@@ -9,19 +9,10 @@
 
 namespace tunectl::schedule::detail {
 
-namespace {
-
-ir::MemScope parse_scope(const std::string& scope) {
-  // mem_scope_from_string already fails with a UserError naming the scope.
-  return ir::mem_scope_from_string(scope);
-}
-
-}  // namespace
-
 void apply_cache_write(State& s, const CacheWriteStep& step) {
   Stage& stage = compute_stage(s, step.stage);
   const te::Tensor op = stage.op;
-  ir::MemScope scope = parse_scope(step.scope);
+  ir::MemScope scope = ir::mem_scope_from_string(step.scope);
   user_check(stage.attach.kind != AttachKind::Inline, "cannot cache_write ", op->name, ": it is inlined");
   // The original stage restarts with fresh loops, so attachments to its old
   // loops would dangle.
@@ -44,7 +35,7 @@ void apply_cache_read(State& s, const CacheReadStep& step) {
   user_check(step.stage >= 0 && step.stage < static_cast<int>(s.stages.size()), "stage index ", step.stage,
              " is out of range");
   const te::Tensor op = s.stages[step.stage].op;
-  ir::MemScope scope = parse_scope(step.scope);
+  ir::MemScope scope = ir::mem_scope_from_string(step.scope);
   user_check(s.stages[step.stage].attach.kind != AttachKind::Inline, "cannot cache_read ", op->name,
              ": it is inlined");
   user_check(!step.readers.empty(), "cache_read of ", op->name, " lists no readers");

@@ -105,7 +105,11 @@ struct CacheWriteStep {
 // Factors the reduction of `stage` over reduce leaf `iter`: a new stage
 // (inserted before) computes partial results with that loop as a spatial
 // axis placed at position factor_iter of its spatial axes; `stage` then
-// reduces over it.
+// reduces over it. Shapes: "<name>.rf" has the stage's shape with
+// extent(iter) inserted at factor_iter and reduces over the stage's other
+// reduce leaves (or is not a reduction when there are none); the stage keeps
+// its buffer and becomes a reduction over that one axis. Both get fresh
+// loops (details in rfactor.cpp).
 struct RfactorStep {
   int stage = 0;
   int iter = 0;

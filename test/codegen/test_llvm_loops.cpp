@@ -26,7 +26,7 @@ TEST_CASE("parallel loop runs every iteration once", "[cpu]") {
   Buffer a("A", DType::Int64, {n}), c("C", DType::Int64, {n});
   Var i("i");
   // Offset min, to check the outlined body adds it back.
-  auto body = ir::make_for(i, 5, n - 5, ForKind::Parallel, ir::make_store(c, {i}, ld(c, i) + ld(a, i) * 2 + 1));
+  auto body = ir::make_for(i, 5, n - 10, ForKind::Parallel, ir::make_store(c, {i}, ld(c, i) + ld(a, i) * 2 + 1));
   AlignedArray<int64_t> va(n), vc(n, 0);
   for (int64_t k = 0; k < n; ++k) va[k] = k - 300;
   test::compile_and_run({"par", {a, c}, body}, {va.data(), vc.data()});

@@ -196,6 +196,11 @@ TEST_CASE("cache_read inserts a copy stage for the chosen readers", "[unit]") {
   // Attach targets shifted with the inserted stage.
   CHECK(s.stages[mm2].attach.target_stage == out2);
   CHECK(max_output_error(s) < 1e-5);
+  // A second cache of the same stage and scope gets its own name.
+  s.apply(CacheReadStep{a, "shared", {a + 1}});
+  CHECK(s.stages[a + 1].op->name == "A.shared_1");
+  CHECK(s.stages[a + 2].op->inputs[0] == s.stages[a + 1].op);
+  CHECK(max_output_error(s) < 1e-5);
 }
 
 TEST_CASE("rfactor splits a reduction into partial results", "[unit]") {
