@@ -7,16 +7,6 @@
 
 namespace tunectl::check {
 
-std::vector<runtime::NDArray> random_inputs(const te::ComputeDAG& dag, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<runtime::NDArray> inputs;
-  for (const auto& p : dag.placeholders()) {
-    inputs.emplace_back(p->dtype(), p->shape());
-    inputs.back().fill_random(rng);
-  }
-  return inputs;
-}
-
 std::vector<runtime::NDArray> poisoned_outputs(const te::ComputeDAG& dag) {
   std::vector<runtime::NDArray> outputs;
   for (const auto& t : dag.outputs()) {
@@ -38,7 +28,8 @@ std::vector<void*> kernel_args(std::vector<runtime::NDArray>& inputs, std::vecto
 
 CheckResult check_against_reference(const te::ComputeDAG& dag, const KernelRunner& kernel, uint64_t seed,
                                     const Tolerance& tolerance) {
-  std::vector<runtime::NDArray> inputs = random_inputs(dag, seed);
+  std::mt19937_64 rng(seed);
+  std::vector<runtime::NDArray> inputs = te::random_inputs(dag, rng);
   std::vector<runtime::NDArray> expected = te::evaluate(dag, inputs);
   std::vector<runtime::NDArray> outputs = poisoned_outputs(dag);
   std::vector<void*> args = kernel_args(inputs, outputs);

@@ -30,9 +30,6 @@ struct CheckResult {
   std::string message;  // names the output and first mismatch when !ok
 };
 
-// Random inputs for the DAG's placeholders (uniform in [-1, 1), seeded).
-std::vector<runtime::NDArray> random_inputs(const te::ComputeDAG& dag, uint64_t seed);
-
 // Outputs filled with NaN, so an element the kernel never writes shows up.
 std::vector<runtime::NDArray> poisoned_outputs(const te::ComputeDAG& dag);
 

@@ -151,6 +151,7 @@ void infer_bounds(const schedule::State& state, std::vector<StageInfo>& stages) 
     LeafLoops leaf = make_leaf_loops(stage, root_extents);
     info.loops = std::move(leaf.loops);
     info.local_root_values = std::move(leaf.root_values);
+    info.inner_ranges = std::move(leaf.inner_ranges);
   }
 }
 

@@ -92,6 +92,16 @@ LeafLoops make_leaf_loops(const schedule::Stage& stage, const std::vector<int64_
       }
     }
   }
+  std::vector<bool> is_leaf(stage.iters.size(), false);
+  for (int id : stage.leaves) is_leaf[id] = true;
+  for (const schedule::IterRelation& rel : stage.relations) {
+    if (const auto* split = std::get_if<schedule::SplitRelation>(&rel)) {
+      for (size_t k = 1; k < split->children.size(); ++k) {
+        int c = split->children[k];
+        if (!is_leaf[c]) out.inner_ranges.push_back({value[c], ext[c], stage.iters[c].kind});
+      }
+    }
+  }
   for (int r = 0; r < stage.num_root_iters(); ++r) {
     internal_check(bool(value[r]), "root iterator ", stage.iters[r].name, " of ", stage.op->name, " has no value");
     out.root_values.push_back(value[r]);

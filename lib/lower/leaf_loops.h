@@ -14,6 +14,11 @@ struct LeafLoops {
   std::vector<Loop> loops;
   // One per root iterator (ids 0..num_root_iters-1).
   std::vector<ir::Expr> root_values;
+  // Non-leaf inner children of splits. Their overflow would alias points of
+  // the parent, so lowering guards them like root iterators; an outer child
+  // or a fused parent that overflows pushes its parent out of range instead,
+  // which the parent's own check catches.
+  std::vector<InnerRange> inner_ranges;
 };
 
 // Loops of stage when its root iterators must cover root_extents (the

@@ -111,6 +111,10 @@ class NestBuilder {
       if (b.min < 0) conds.push_back(abs >= make_int(0));
       if (b.max >= domain) conds.push_back(abs < make_int(domain));
     }
+    for (const InnerRange& r : info.inner_ranges) {
+      if (spatial_only && r.kind == IterKind::Reduce) continue;
+      if (const_int_bound(r.value, bounds).max >= r.extent) conds.push_back(r.value < make_int(r.extent));
+    }
     return conds;
   }
 

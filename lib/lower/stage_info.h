@@ -13,6 +13,14 @@
 
 namespace tunectl::lower {
 
+// An iterator between the leaves and the root whose value may leave its
+// range when a split below it covers more than its extent.
+struct InnerRange {
+  ir::Expr value;
+  int64_t extent = 0;
+  ir::IterKind kind = ir::IterKind::Spatial;
+};
+
 // One loop of the generated nest.
 struct Loop {
   ir::Var var;
@@ -46,6 +54,8 @@ struct StageInfo {
   // Value of each root iterator in terms of `loops`, relative to region_min
   // (reduce iterators are absolute: their region is the whole domain).
   std::vector<ir::Expr> local_root_values;
+  // Intermediate iterators that need a range check (LeafLoops::inner_ranges).
+  std::vector<InnerRange> inner_ranges;
 };
 
 // Root axes and domains of every stage; which stages are active and outputs.

@@ -111,13 +111,7 @@ TEST_CASE("cache_write then compute_at the copy's tile loop", "[cpu]") {
 TEST_CASE("conv2d padding computed inside the output loops", "[cpu]") {
   auto dag = op_dag("conv2d", {{"N", 1}, {"C", 3}, {"H", 7}, {"W", 6}, {"K", 4}, {"R", 3}, {"S", 3}, {"pad", 1}});
   State s = State::initial(dag);
-  int conv = -1, pad = -1;
-  for (size_t i = 0; i < s.stages.size(); ++i) {
-    if (s.stages[i].op->tag == "pad") pad = static_cast<int>(i);
-    if (s.stages[i].op->tag == "conv2d") conv = static_cast<int>(i);
-  }
-  REQUIRE(conv >= 0);
-  REQUIRE(pad >= 0);
+  int conv = stage_of(s, "conv2d"), pad = stage_of(s, "conv2d_pad");
   // Output rows in pairs (7 does not divide: the last pair is half empty).
   s.apply(SplitStep{conv, 2, 7, {2}});  // n k oh.0 oh.1 ow rc rr rs
   SECTION("at the row-pair loop") { s.apply(ComputeAtStep{pad, conv, 2}); }
@@ -137,8 +131,7 @@ TEST_CASE("inlining relu and padding", "[cpu]") {
   SECTION("padding into conv2d") {
     State s = State::initial(
         op_dag("conv2d", {{"N", 1}, {"C", 2}, {"H", 6}, {"W", 5}, {"K", 3}, {"R", 3}, {"S", 3}, {"pad", 1}}));
-    for (size_t i = 0; i < s.stages.size(); ++i)
-      if (s.stages[i].op->tag == "pad") s.apply(ComputeInlineStep{static_cast<int>(i)});
+    s.apply(ComputeInlineStep{stage_of(s, "conv2d_pad")});
     CHECK(check_against_reference(s) == "");
     CHECK(count(lower(s, "f").body).allocs == 0);
   }
