@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return app.exit(e) == 0 ? 0 : 1;  // --help and --version arrive here too
   } catch (const tunectl::UserError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

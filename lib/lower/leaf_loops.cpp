@@ -66,7 +66,7 @@ LeafLoops make_leaf_loops(const schedule::Stage& stage, const std::vector<int64_
   LeafLoops out;
   for (int id : stage.leaves) {
     const schedule::Iterator& it = stage.iters[id];
-    Loop loop{Var(it.name), ext[id]};
+    Loop loop{Var(it.name), ext[id], ForKind::Serial, ""};
     set_kind(loop, it.annotation);
     value[id] = loop.var;
     out.loops.push_back(loop);

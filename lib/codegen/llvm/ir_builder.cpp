@@ -1,5 +1,7 @@
 #include "codegen/llvm/ir_builder.h"
 
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
@@ -490,6 +492,17 @@ llvm::Value* Emitter::emit_load(const ir::LoadNode* op) {
 std::unique_ptr<llvm::Module> build_module(const lower::LoweredFunc& func, llvm::LLVMContext& ctx,
                                            const llvm::TargetMachine& tm) {
   user_check(!func.name.empty(), "a kernel needs a name");
+  // Remarks and warnings (e.g. "loop not vectorized" for a vectorize hint on a
+  // fallback loop) are expected outcomes, not news for the user; errors still
+  // print.
+  ctx.setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo* info, void*) {
+        if (info->getSeverity() != llvm::DS_Error) return;
+        llvm::DiagnosticPrinterRawOStream printer(llvm::errs());
+        info->print(printer);
+        llvm::errs() << "\n";
+      },
+      nullptr);
   auto module = std::make_unique<llvm::Module>(func.name, ctx);
   module->setTargetTriple(tm.getTargetTriple().str());
   module->setDataLayout(tm.createDataLayout());
