@@ -1,7 +1,7 @@
 // Checks a compiled kernel against the reference evaluator (te::evaluate) on
-// seeded random inputs. Used by `tunectl compile --check`, the benchmarks and
-// the property tests; later by measurement, where a wrong answer is an error
-// kind and never a "best" program.
+// seeded random inputs. Used by `tunectl compile --check`, the property tests
+// (JIT-compiled and interpreted kernels alike) and, later, by measurement,
+// where a wrong answer is an error kind and never a "best" program.
 #pragma once
 
 #include <cstdint>
@@ -22,13 +22,19 @@ struct Tolerance {
   double atol = 1e-4;
 };
 
-// Arguments in LoweredFunc order (placeholders, then outputs), one pointer each.
-using KernelRunner = std::function<void(void* const* args)>;
+// Runs a kernel on its arguments: inputs (placeholders in DAG order), then
+// outputs, as LoweredFunc::args orders them.
+using KernelRunner = std::function<void(const std::vector<runtime::NDArray*>& args)>;
 
 struct CheckResult {
   bool ok = true;
   std::string message;  // names the output and first mismatch when !ok
 };
+
+// Seeded random inputs for the DAG's placeholders: uniform in [-1, 1), or in
+// [0.5, 1.5) when the DAG takes square roots, logarithms, powers or divides,
+// so that the reference is finite everywhere and a NaN means a bug.
+std::vector<runtime::NDArray> check_inputs(const te::ComputeDAG& dag, uint64_t seed);
 
 // Outputs filled with NaN, so an element the kernel never writes shows up.
 std::vector<runtime::NDArray> poisoned_outputs(const te::ComputeDAG& dag);
@@ -36,7 +42,7 @@ std::vector<runtime::NDArray> poisoned_outputs(const te::ComputeDAG& dag);
 CheckResult check_against_reference(const te::ComputeDAG& dag, const KernelRunner& kernel, uint64_t seed,
                                     const Tolerance& tolerance = {});
 
-// Pointers to inputs then outputs, in kernel argument order.
-std::vector<void*> kernel_args(std::vector<runtime::NDArray>& inputs, std::vector<runtime::NDArray>& outputs);
+// Raw data pointers of args, for generated kernels' calling convention.
+std::vector<void*> raw_pointers(const std::vector<runtime::NDArray*>& args);
 
 }  // namespace tunectl::check
