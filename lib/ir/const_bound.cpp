@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ir/error.h"
+#include "ir/scalar_math.h"
 
 namespace tunectl::ir {
 
@@ -39,12 +40,6 @@ int64_t sat_mul(int64_t a, int64_t b) {
   if (a == 0 || b == 0) return 0;
   if (is_inf(a) || is_inf(b)) return (a < 0) != (b < 0) ? kNegInf : kPosInf;
   return clamp(static_cast<__int128>(a) * b);
-}
-
-int64_t floordiv_int(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
 }
 
 // floor(a / b) for a positive finite b, a possibly infinite.

@@ -5,6 +5,7 @@
 
 #include "ir/error.h"
 #include "ir/linear_sum.h"
+#include "ir/scalar_math.h"
 
 namespace tunectl::ir {
 
@@ -79,22 +80,6 @@ Expr fold_float_binary(ExprKind k, DType t, F a, F b) {
   }
 }
 
-template <typename F>
-F apply_math(MathFunc f, F x, F y) {
-  switch (f) {
-    case MathFunc::exp: return std::exp(x);
-    case MathFunc::log: return std::log(x);
-    case MathFunc::sqrt: return std::sqrt(x);
-    case MathFunc::tanh: return std::tanh(x);
-    case MathFunc::erf: return std::erf(x);
-    case MathFunc::abs: return std::fabs(x);
-    case MathFunc::floor: return std::floor(x);
-    case MathFunc::ceil: return std::ceil(x);
-    case MathFunc::round: return std::round(x);
-    case MathFunc::pow: return std::pow(x, y);
-  }
-  internal_fail("bad math func");
-}
 
 Expr fold_cast(DType to, const Expr& v) {
   if (auto i = int_value(v)) {
@@ -158,8 +143,8 @@ Expr const_fold(const Expr& e) {
       }
       double y = args.size() > 1 ? args[1] : 0.0;
       if (e.dtype() == DType::Float32)
-        return float_result(e.dtype(), apply_math<float>(op->func, static_cast<float>(args[0]), static_cast<float>(y)));
-      return float_result(e.dtype(), apply_math<double>(op->func, args[0], y));
+        return float_result(e.dtype(), eval_math<float>(op->func, static_cast<float>(args[0]), static_cast<float>(y)));
+      return float_result(e.dtype(), eval_math<double>(op->func, args[0], y));
     }
     default:
       return Expr();

@@ -15,17 +15,6 @@ int64_t wrap_add(int64_t a, int64_t b) {
 int64_t wrap_mul(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
 }
-int64_t floordiv_int(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if (a % b != 0 && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-int64_t floormod_int(int64_t a, int64_t b) {
-  if (b == -1) return 0;
-  int64_t r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
-}
 
 namespace {
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ir/expr.h"
+#include "ir/scalar_math.h"
 
 namespace tunectl::ir {
 
@@ -59,7 +60,5 @@ class LinearSum {
 
 int64_t wrap_add(int64_t a, int64_t b);
 int64_t wrap_mul(int64_t a, int64_t b);
-int64_t floordiv_int(int64_t a, int64_t b);  // b != 0, not (INT64_MIN, -1)
-int64_t floormod_int(int64_t a, int64_t b);  // b != 0
 
 }  // namespace tunectl::ir

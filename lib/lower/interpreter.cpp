@@ -7,6 +7,7 @@
 
 #include "ir/error.h"
 #include "ir/printer.h"
+#include "ir/scalar_math.h"
 
 namespace tunectl::lower {
 
@@ -26,43 +27,10 @@ double round_to(DType t, double v) { return t == DType::Float32 ? static_cast<do
 
 int64_t wrap_int(DType t, int64_t v) { return t == DType::Int32 ? static_cast<int32_t>(v) : v; }
 
-int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-int64_t floor_mod(int64_t a, int64_t b) { return a - floor_div(a, b) * b; }
-
 double math_call(MathFunc f, DType t, const std::vector<double>& a) {
-  if (t == DType::Float32) {
-    float x = static_cast<float>(a[0]);
-    switch (f) {
-      case MathFunc::exp: return std::exp(x);
-      case MathFunc::log: return std::log(x);
-      case MathFunc::sqrt: return std::sqrt(x);
-      case MathFunc::tanh: return std::tanh(x);
-      case MathFunc::erf: return std::erf(x);
-      case MathFunc::abs: return std::fabs(x);
-      case MathFunc::floor: return std::floor(x);
-      case MathFunc::ceil: return std::ceil(x);
-      case MathFunc::round: return std::nearbyint(x);
-      case MathFunc::pow: return std::pow(x, static_cast<float>(a[1]));
-    }
-  }
-  double x = a[0];
-  switch (f) {
-    case MathFunc::exp: return std::exp(x);
-    case MathFunc::log: return std::log(x);
-    case MathFunc::sqrt: return std::sqrt(x);
-    case MathFunc::tanh: return std::tanh(x);
-    case MathFunc::erf: return std::erf(x);
-    case MathFunc::abs: return std::fabs(x);
-    case MathFunc::floor: return std::floor(x);
-    case MathFunc::ceil: return std::ceil(x);
-    case MathFunc::round: return std::nearbyint(x);
-    case MathFunc::pow: return std::pow(x, a[1]);
-  }
-  internal_fail("interpreter: unknown math function");
+  double y = a.size() > 1 ? a[1] : 0.0;
+  if (t == DType::Float32) return eval_math<float>(f, static_cast<float>(a[0]), static_cast<float>(y));
+  return eval_math<double>(f, a[0], y);
 }
 
 class Interpreter {
@@ -215,10 +183,10 @@ class Interpreter {
         case ExprKind::Mul: return {wrap_int(ot, x * y), 0};
         case ExprKind::FloorDiv:
           internal_check(y != 0, "interpreter: division by zero in ", to_string(e));
-          return {floor_div(x, y), 0};
+          return {floordiv_int(x, y), 0};
         case ExprKind::FloorMod:
           internal_check(y != 0, "interpreter: division by zero in ", to_string(e));
-          return {floor_mod(x, y), 0};
+          return {floormod_int(x, y), 0};
         case ExprKind::Min: return {std::min(x, y), 0};
         case ExprKind::Max: return {std::max(x, y), 0};
         case ExprKind::EQ: return {x == y, 0};

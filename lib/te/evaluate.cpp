@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "ir/error.h"
+#include "ir/scalar_math.h"
 #include "ir/var_map.h"
 
 namespace tunectl::te {
@@ -52,31 +53,7 @@ bool host_matches(ir::DType t) {
 template <typename H>
 using Fn = std::function<H(const int64_t*)>;
 
-int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-int64_t floor_mod(int64_t a, int64_t b) {
-  int64_t r = a % b;
-  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
-}
 
-template <typename H>
-H call_math(ir::MathFunc f, H a, H b) {
-  switch (f) {
-    case ir::MathFunc::exp: return std::exp(a);
-    case ir::MathFunc::log: return std::log(a);
-    case ir::MathFunc::sqrt: return std::sqrt(a);
-    case ir::MathFunc::tanh: return std::tanh(a);
-    case ir::MathFunc::erf: return std::erf(a);
-    case ir::MathFunc::abs: return std::fabs(a);
-    case ir::MathFunc::floor: return std::floor(a);
-    case ir::MathFunc::ceil: return std::ceil(a);
-    case ir::MathFunc::round: return std::nearbyint(a);
-    case ir::MathFunc::pow: return std::pow(a, b);
-  }
-  internal_fail("bad math function");
-}
 
 // Turns an expression into a tree of closures once, so evaluating it per
 // element costs no lookups by variable or buffer.
@@ -116,8 +93,8 @@ class Compiler {
       case ir::ExprKind::FloorDiv:
       case ir::ExprKind::FloorMod:
         if constexpr (std::is_same_v<H, int64_t>) {
-          if (e.kind() == ir::ExprKind::FloorDiv) return arith<H, ir::FloorDivNode>(e, floor_div);
-          return arith<H, ir::FloorModNode>(e, floor_mod);
+          if (e.kind() == ir::ExprKind::FloorDiv) return arith<H, ir::FloorDivNode>(e, ir::floordiv_int);
+          return arith<H, ir::FloorModNode>(e, ir::floormod_int);
         } else {
           internal_fail("evaluator: floor division of a non-integer");
         }
@@ -159,9 +136,9 @@ class Compiler {
           const auto* op = e.as<ir::CallNode>();
           ir::MathFunc f = op->func;
           Fn<H> a = compile<H>(op->args[0]);
-          if (op->args.size() == 1) return [f, a](const int64_t* x) { return call_math<H>(f, a(x), H(0)); };
+          if (op->args.size() == 1) return [f, a](const int64_t* x) { return ir::eval_math<H>(f, a(x), H(0)); };
           Fn<H> b = compile<H>(op->args[1]);
-          return [f, a, b](const int64_t* x) { return call_math<H>(f, a(x), b(x)); };
+          return [f, a, b](const int64_t* x) { return ir::eval_math<H>(f, a(x), b(x)); };
         } else {
           internal_fail("evaluator: math call on a non-float");
         }

@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "ir/scalar_math.h"
 #include "kernel_fixture.h"
 
 using namespace tunectl;
@@ -43,7 +44,7 @@ TEST_CASE("math calls match std:: in scalar and vector loops", "[cpu]") {
       {MathFunc::abs, -5, 5, [](float x) { return std::abs(x); }},
       {MathFunc::floor, -5, 5, [](float x) { return std::floor(x); }},
       {MathFunc::ceil, -5, 5, [](float x) { return std::ceil(x); }},
-      {MathFunc::round, -5, 5, [](float x) { return std::round(x); }},
+      {MathFunc::round, -5, 5, [](float x) { return std::nearbyint(x); }},
   };
   const int64_t n = 45;
   for (ForKind kind : {ForKind::Serial, ForKind::Vectorized}) {
@@ -69,6 +70,24 @@ TEST_CASE("math calls match std:: in scalar and vector loops", "[cpu]") {
     AlignedArray<float> ve(1, 2.7f), vc(n);
     test::compile_and_run({"pow", {a, e, c}, body}, {va.data(), ve.data(), vc.data()});
     for (int64_t k = 0; k < n; ++k) REQUIRE(close(vc[k], std::pow(va[k], 2.7f)));
+  }
+}
+
+TEST_CASE("round is half to even, as the evaluator and ONNX define it", "[cpu]") {
+  const std::vector<float> halves = {-2.5f, -1.5f, -0.5f, 0.5f, 1.5f, 2.5f, 3.5f, 4.5f};
+  const int64_t n = static_cast<int64_t>(halves.size());
+  for (ForKind kind : {ForKind::Serial, ForKind::Vectorized}) {
+    Buffer a("A", DType::Float32, {n}), c("C", DType::Float32, {n});
+    Var i("i");
+    auto body = ir::make_for(i, 0, n, kind, ir::make_store(c, {i}, ir::make_call(MathFunc::round, {ld(a, i)})));
+    AlignedArray<float> va(n), vc(n);
+    for (int64_t k = 0; k < n; ++k) va[k] = halves[k];
+    test::compile_and_run({"round", {a, c}, body}, {va.data(), vc.data()});
+    for (int64_t k = 0; k < n; ++k) {
+      INFO(ir::to_string(kind) << " round(" << halves[k] << ")");
+      CHECK(vc[k] == ir::eval_math<float>(MathFunc::round, halves[k], 0.0f));
+      CHECK(vc[k] == std::nearbyint(halves[k]));
+    }
   }
 }
 

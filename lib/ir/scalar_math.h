@@ -1,0 +1,45 @@
+// Scalar semantics of the IR's integer division and math functions, in one
+// place so that constant folding, the reference evaluator and the loop-IR
+// interpreter agree by construction (code generation must match them too).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "ir/error.h"
+#include "ir/expr.h"
+
+namespace tunectl::ir {
+
+// floor(a / b); b != 0 and not (INT64_MIN, -1).
+inline int64_t floordiv_int(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+// a - b * floor(a / b): the result has the sign of b; b != 0.
+inline int64_t floormod_int(int64_t a, int64_t b) {
+  if (b == -1) return 0;  // INT64_MIN % -1 overflows
+  int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
+// f(x) or f(x, y) in the precision of F. round is half to even (ONNX Round).
+template <typename F>
+F eval_math(MathFunc f, F x, F y) {
+  switch (f) {
+    case MathFunc::exp: return std::exp(x);
+    case MathFunc::log: return std::log(x);
+    case MathFunc::sqrt: return std::sqrt(x);
+    case MathFunc::tanh: return std::tanh(x);
+    case MathFunc::erf: return std::erf(x);
+    case MathFunc::abs: return std::fabs(x);
+    case MathFunc::floor: return std::floor(x);
+    case MathFunc::ceil: return std::ceil(x);
+    case MathFunc::round: return std::nearbyint(x);
+    case MathFunc::pow: return std::pow(x, y);
+  }
+  internal_fail("bad math function");
+}
+
+}  // namespace tunectl::ir
