@@ -1,0 +1,51 @@
+// ONNX node -> tensor expressions. Each supported operator has a converter
+// that builds te tensors (through ops/) from its input tensors and
+// attributes; inputs that the operator needs as data at compile time (the
+// shape of Reshape, the starts of Slice, the pads of Pad, ...) must be
+// constants of the graph. Used by constant folding (evaluated with the
+// reference evaluator), by partitioning (to build each subgraph's
+// ComputeDAG) and nowhere else.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "te/tensor.h"
+
+namespace tunectl::graph {
+
+// The closed set of supported ONNX operators, with how partitioning treats
+// them: Anchor (conv, matmul, pooling, reductions, softmax, layernorm: the
+// heart of a subgraph), Elementwise (fuses into a neighbouring anchor),
+// Injective (reshape/transpose/slice/concat...: fuses too), Shape (only
+// meaningful on constants; must be folded away before partitioning).
+#define TUNECTL_ONNX_OPS(X)                                                                              \
+  X(Conv, Anchor) X(ConvTranspose, Anchor) X(Gemm, Anchor) X(MatMul, Anchor) X(MaxPool, Anchor)          \
+  X(AveragePool, Anchor) X(GlobalAveragePool, Anchor) X(GlobalMaxPool, Anchor) X(Softmax, Anchor)        \
+  X(LayerNormalization, Anchor) X(ReduceMean, Anchor) X(ReduceSum, Anchor) X(ReduceMax, Anchor)          \
+  X(LRN, Anchor) X(BatchNormalization, Elementwise) X(Add, Elementwise) X(Sub, Elementwise)              \
+  X(Mul, Elementwise) X(Div, Elementwise) X(Pow, Elementwise) X(Sqrt, Elementwise) X(Relu, Elementwise)  \
+  X(LeakyRelu, Elementwise) X(Clip, Elementwise) X(Sigmoid, Elementwise) X(Tanh, Elementwise)            \
+  X(Erf, Elementwise) X(Gelu, Elementwise) X(Exp, Elementwise) X(Neg, Elementwise)                       \
+  X(Reciprocal, Elementwise) X(Sum, Elementwise) X(Max, Elementwise) X(Min, Elementwise)                 \
+  X(Where, Elementwise) X(Cast, Elementwise) X(Flatten, Injective) X(Reshape, Injective)                 \
+  X(Transpose, Injective) X(Concat, Injective) X(Split, Injective) X(Slice, Injective)                    \
+  X(Gather, Injective) X(Unsqueeze, Injective) X(Squeeze, Injective) X(Pad, Injective)                   \
+  X(Expand, Injective) X(Identity, Injective) X(Dropout, Injective) X(Shape, Shape)                      \
+  X(Constant, Shape) X(ConstantOfShape, Shape) X(Range, Shape)
+
+enum class OpClass : uint8_t { Anchor, Elementwise, Injective, Shape };
+
+bool is_supported_op(const std::string& op_type);
+// UserError naming the node for an unsupported op.
+OpClass op_class(const Node& node);
+
+// Builds the node's outputs (one te::Tensor per ONNX output, in order) from
+// tensors for its inputs (null for omitted optional inputs). Tensor names
+// derive from the node's output names. UserError naming the node, op type and
+// problem for an unsupported attribute value or a non-constant input that
+// must be constant.
+std::vector<te::Tensor> convert_node(const Node& node, const std::vector<te::Tensor>& inputs, const Graph& graph);
+
+}  // namespace tunectl::graph

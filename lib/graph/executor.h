@@ -1,0 +1,51 @@
+// graph::executor: runs a whole partitioned model on the CPU with one
+// compiled kernel per subgraph (the default schedule of its task unless a
+// schedule is supplied, e.g. from a tuning log), a memory plan that reuses
+// intermediate buffers whose lifetimes do not overlap, and named inputs and
+// outputs. Optionally times every subgraph.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "graph/partition.h"
+#include "runtime/ndarray.h"
+#include "schedule/state.h"
+
+namespace tunectl::graph {
+
+struct ExecutorOptions {
+  // The schedule of each subgraph's DAG; default: the initial (naive) state.
+  std::function<schedule::State(const std::shared_ptr<const te::ComputeDAG>&)> schedule;
+  bool profile = false;  // time every subgraph on each run
+};
+
+struct SubgraphTime {
+  std::string name;
+  double seconds = 0;  // of the last run
+};
+
+class Executor {
+ public:
+  // Compiles every subgraph (kernels shared between subgraphs with one workload key).
+  Executor(Graph graph, std::vector<Subgraph> subgraphs, ExecutorOptions options = {});
+  ~Executor();
+  Executor(Executor&&) noexcept;
+
+  // inputs by graph input name; UserError for a missing, extra or misshapen input.
+  std::map<std::string, runtime::NDArray> run(const std::map<std::string, runtime::NDArray>& inputs);
+  const std::vector<SubgraphTime>& profile() const;
+  // Bytes of intermediate memory after buffer reuse, and without reuse.
+  size_t planned_bytes() const;
+  size_t unplanned_bytes() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tunectl::graph

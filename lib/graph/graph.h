@@ -1,0 +1,73 @@
+// Graph: an imported ONNX model as tunectl holds it, free of protobuf. Every
+// value has a static shape and dtype; constants (initializers, Constant nodes
+// and whatever the passes fold) live beside the nodes. graph::import makes
+// one, graph passes rewrite it, graph::partition cuts it into subgraphs.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ir/dtype.h"
+#include "runtime/ndarray.h"
+
+namespace tunectl::graph {
+
+// One attribute value of a node, converted out of protobuf.
+using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>,
+                               std::vector<std::string>, runtime::NDArray>;
+
+struct Node;
+
+// A node's attributes with typed, checked access: a missing required
+// attribute or one of the wrong type is a UserError naming the node.
+class Attributes {
+ public:
+  std::map<std::string, AttrValue> values;
+
+  bool has(const std::string& name) const { return values.count(name) > 0; }
+  int64_t get_int(const Node& node, const std::string& name) const;
+  int64_t get_int(const Node& node, const std::string& name, int64_t fallback) const;
+  double get_float(const Node& node, const std::string& name, double fallback) const;
+  std::string get_string(const Node& node, const std::string& name, const std::string& fallback) const;
+  std::vector<int64_t> get_ints(const Node& node, const std::string& name) const;
+  std::vector<int64_t> get_ints(const Node& node, const std::string& name, std::vector<int64_t> fallback) const;
+  const runtime::NDArray& get_tensor(const Node& node, const std::string& name) const;
+};
+
+struct Node {
+  std::string name;  // the ONNX name, or "<op_type>_<index>" when the model gives none
+  std::string op_type;
+  std::vector<std::string> inputs;  // value names; "" for an omitted optional input
+  std::vector<std::string> outputs;
+  Attributes attrs;
+
+  // "node 'conv1' (Conv)", for error messages.
+  std::string describe() const;
+};
+
+struct ValueInfo {
+  ir::DType dtype = ir::DType::Float32;
+  std::vector<int64_t> shape;  // static; rank 0 is a scalar
+};
+
+struct Graph {
+  int64_t opset = 0;  // of the default ONNX domain
+  std::vector<Node> nodes;  // topological order
+  std::map<std::string, ValueInfo> values;  // every value: inputs, constants, node outputs
+  std::map<std::string, runtime::NDArray> constants;  // initializers, Constant nodes, folded values
+  std::vector<std::string> inputs;   // graph inputs that are not constants, in model order
+  std::vector<std::string> outputs;  // in model order
+
+  bool is_constant(const std::string& value) const { return constants.count(value) > 0; }
+  const ValueInfo& info(const std::string& value) const;  // InternalError if unknown
+  // Index of the node producing value, or -1 (graph input or constant).
+  int producer(const std::string& value) const;
+  // Indices of the nodes reading value.
+  std::vector<int> consumers(const std::string& value) const;
+};
+
+}  // namespace tunectl::graph

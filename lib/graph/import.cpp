@@ -1,0 +1,1 @@
+#include "graph/import.h"

@@ -1,0 +1,1 @@
+#include "graph/tensor_proto.h"

@@ -1,0 +1,23 @@
+// Reading and writing tensors as ONNX TensorProto files (.pb), the format of
+// the ONNX test data and of `tunectl run`'s inputs and outputs; raw files
+// (bare little-endian data) for inputs whose shape the model fixes.
+#pragma once
+
+#include <string>
+
+#include "runtime/ndarray.h"
+
+namespace tunectl::graph {
+
+struct NamedTensor {
+  std::string name;  // the TensorProto's name (may be empty)
+  runtime::NDArray value;
+};
+
+// UserError for a missing, truncated or unsupported file.
+NamedTensor read_tensor_pb(const std::string& path);
+void write_tensor_pb(const std::string& path, const std::string& name, const runtime::NDArray& value);
+// Reads bare data of the given dtype and shape; the file size must match.
+runtime::NDArray read_raw_tensor(const std::string& path, ir::DType dtype, const std::vector<int64_t>& shape);
+
+}  // namespace tunectl::graph
