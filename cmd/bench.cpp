@@ -2,13 +2,18 @@
 // process. The core suite times an fp32 matmul three ways: the unscheduled
 // (naive) program, a hand-written schedule expressed only as steps, and
 // oneDNN's matmul; every tunectl result is checked against oneDNN's output.
+// With a MODEL argument it times the whole ONNX model instead: end-to-end
+// latency with default schedules on seeded random inputs, the baseline that
+// tuning is measured against.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <random>
 #include <string>
 
 #include "baseline/onednn_matmul.h"
+#include "cmd/model_runner.h"
 #include "cmd/subcommands.h"
 #include "codegen/llvm/llvm_codegen.h"
 #include "ir/error.h"
@@ -26,6 +31,9 @@ namespace {
 struct BenchOptions {
   int64_t size = 1024;
   int repeats = 5;
+  std::string model;                      // empty: the core matmul suite
+  std::vector<std::string> input_shapes;  // model mode: NAME=1x3x224x224
+  bool profile = false;                   // model mode: per-subgraph table
 };
 
 // A register-blocked schedule for C = A x B with stages A, B, C: a cache-write
@@ -112,14 +120,48 @@ void run_bench(const BenchOptions& o) {
   std::printf("\nhand schedule steps: %s\n", nlohmann::json::parse(variants[1].steps).dump().c_str());
 }
 
+void run_model_bench(const BenchOptions& o) {
+  graph::ImportOptions import_options;
+  for (const auto& spec : o.input_shapes) graph::parse_input_shape(spec, import_options);
+  graph::ExecutorOptions executor_options;
+  executor_options.profile = o.profile;
+  const auto compile_start = std::chrono::steady_clock::now();
+  LoadedModel m = load_model(o.model, import_options, executor_options);
+  const double compile_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - compile_start).count();
+  const auto inputs = random_model_inputs(m.graph, 1);
+  std::printf("%s: %zu subgraphs, compiled in %.1f s; default schedules, %d threads\n", o.model.c_str(),
+              m.num_subgraphs, compile_s, runtime::num_threads());
+  runtime::TimingOptions timing;
+  timing.repeats = o.repeats;
+  timing.min_repeat_seconds = 0;  // a whole model is long enough to time call by call
+  runtime::Timing t = runtime::time_function([&] { m.executor.run(inputs); }, timing);
+  std::printf("end-to-end latency: median %.3f ms, spread %.1f%% (min %.3f, max %.3f ms) over %d runs\n",
+              t.median() * 1e3, (t.max() - t.min()) / t.median() * 100, t.min() * 1e3, t.max() * 1e3, o.repeats);
+  std::printf("activation memory: %.2f MiB planned (%.2f MiB without reuse)\n",
+              m.executor.planned_bytes() / 1048576.0, m.executor.unplanned_bytes() / 1048576.0);
+  if (o.profile) print_profile(m.executor.profile());
+}
+
 }  // namespace
 
 void register_bench(CLI::App& app) {
   auto options = std::make_shared<BenchOptions>();
-  CLI::App* sub = app.add_subcommand("bench", "Benchmark generated kernels against oneDNN (core matmul suite)");
+  CLI::App* sub = app.add_subcommand(
+      "bench", "Benchmark generated kernels against oneDNN (core matmul suite), or a whole ONNX MODEL");
+  sub->add_option("model", options->model, "an ONNX model: time it end to end with default schedules");
   sub->add_option("--size", options->size, "matmul size M = N = K (multiple of 32)");
   sub->add_option("--repeats", options->repeats, "timed repeats; the median is reported")->check(CLI::Range(1, 1000));
-  sub->callback([options] { run_bench(*options); });
+  sub->add_option("--input-shape", options->input_shapes, "model: NAME=1x3x224x224 pins symbolic input dimensions");
+  sub->add_flag("--profile", options->profile, "model: print the time of every subgraph (last run)");
+  sub->callback([options] {
+    if (options->model.empty()) {
+      user_check(options->input_shapes.empty() && !options->profile,
+                 "bench: --input-shape and --profile need a MODEL");
+      run_bench(*options);
+    } else {
+      run_model_bench(*options);
+    }
+  });
 }
 
 }  // namespace tunectl::cmd

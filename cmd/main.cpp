@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   tunectl::cmd::register_compile(app);
   tunectl::cmd::register_bench(app);
+  tunectl::cmd::register_run(app);
+  tunectl::cmd::register_tasks(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -9,5 +9,7 @@ namespace tunectl::cmd {
 
 void register_compile(CLI::App& app);
 void register_bench(CLI::App& app);
+void register_run(CLI::App& app);
+void register_tasks(CLI::App& app);
 
 }  // namespace tunectl::cmd

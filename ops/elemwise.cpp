@@ -69,6 +69,18 @@ te::Tensor gelu(const te::Tensor& x, const std::string& name) {
   });
 }
 
+te::Tensor gelu_tanh(const te::Tensor& x, const std::string& name) {
+  return unary(x, name, [](Expr v) {
+    ir::DType t = v.dtype();
+    Expr inner = ir::make_const(t, std::sqrt(2.0 / M_PI)) * (v + ir::make_const(t, 0.044715) * v * v * v);
+    return v * ir::make_const(t, 0.5) * (ir::make_const(t, 1) + call(ir::MathFunc::tanh, inner));
+  });
+}
+
+te::Tensor reciprocal(const te::Tensor& x, const std::string& name) {
+  return unary(x, name, [](Expr v) { return ir::make_const(v.dtype(), 1) / v; });
+}
+
 te::Tensor exp(const te::Tensor& x, const std::string& name) {
   return unary(x, name, [](Expr v) { return call(ir::MathFunc::exp, v); });
 }
@@ -105,8 +117,16 @@ te::Tensor mul(const te::Tensor& a, const te::Tensor& b, const std::string& name
   return binary(a, b, name, [](Expr x, Expr y) { return x * y; });
 }
 te::Tensor div(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
-  user_check(ir::is_float(a->dtype()), name, ": division needs float operands");
-  return binary(a, b, name, [](Expr x, Expr y) { return x / y; });
+  user_check(ir::is_float(a->dtype()) || ir::is_int(a->dtype()), name, ": division needs numeric operands");
+  if (ir::is_float(a->dtype())) return binary(a, b, name, [](Expr x, Expr y) { return x / y; });
+  // Integers: the quotient truncated toward zero (C, ONNX), from the IR's
+  // floor division corrected when the signs differ and it is inexact.
+  return binary(a, b, name, [](Expr x, Expr y) {
+    Expr zero = ir::make_zero(x.dtype());
+    Expr inexact = ir::make_ne(x % y, zero);
+    Expr signs_differ = ir::make_ne(x < zero, y < zero);
+    return ir::make_select(ir::make_and(inexact, signs_differ), x / y + ir::make_const(x.dtype(), 1), x / y);
+  });
 }
 te::Tensor pow(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
   user_check(ir::is_float(a->dtype()), name, ": pow needs float operands");

@@ -16,6 +16,10 @@ te::Tensor tanh(const te::Tensor& x, const std::string& name = "tanh");
 te::Tensor erf(const te::Tensor& x, const std::string& name = "erf");
 // x * 0.5 * (1 + erf(x / sqrt(2))), the exact (erf) form.
 te::Tensor gelu(const te::Tensor& x, const std::string& name = "gelu");
+// 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))), ONNX Gelu's
+// approximate="tanh" form.
+te::Tensor gelu_tanh(const te::Tensor& x, const std::string& name = "gelu_tanh");
+te::Tensor reciprocal(const te::Tensor& x, const std::string& name = "reciprocal");
 te::Tensor exp(const te::Tensor& x, const std::string& name = "exp");
 te::Tensor sqrt(const te::Tensor& x, const std::string& name = "sqrt");
 te::Tensor neg(const te::Tensor& x, const std::string& name = "neg");
@@ -23,7 +27,8 @@ te::Tensor abs(const te::Tensor& x, const std::string& name = "abs");
 // x for x > 0, alpha * x otherwise.
 te::Tensor leaky_relu(const te::Tensor& x, double alpha = 0.01, const std::string& name = "leaky_relu");
 
-// Binary operators over the numpy broadcast of the two shapes.
+// Binary operators over the numpy broadcast of the two shapes. div on
+// integers truncates toward zero.
 te::Tensor add(const te::Tensor& a, const te::Tensor& b, const std::string& name = "add");
 te::Tensor sub(const te::Tensor& a, const te::Tensor& b, const std::string& name = "sub");
 te::Tensor mul(const te::Tensor& a, const te::Tensor& b, const std::string& name = "mul");

@@ -2,6 +2,7 @@
 
 #include "ir/error.h"
 #include "ops/op_util.h"
+#include "ops/transform.h"
 
 namespace tunectl::ops {
 
@@ -108,6 +109,56 @@ te::Tensor layer_norm(const te::Tensor& x, const te::Tensor& scale, const te::Te
         return v;
       },
       "layer_norm", t);
+}
+
+te::Tensor batch_norm(const te::Tensor& x, const te::Tensor& scale, const te::Tensor& bias, const te::Tensor& mean,
+                      const te::Tensor& var, double epsilon, const std::string& name) {
+  user_check(ir::is_float(x->dtype()), name, ": input must be float");
+  user_check(x->shape().size() >= 2, name, ": input needs rank at least 2 (N, C, ...)");
+  int64_t c = x->shape()[1];
+  for (const te::Tensor& p : {scale, bias, mean, var})
+    user_check(p->shape() == std::vector<int64_t>{c} && p->dtype() == x->dtype(), name, ": '", p->name,
+               "' must have shape [", c, "] and x's type");
+  ir::DType t = x->dtype();
+  return te::compute(
+      name, x->shape(),
+      [&](const std::vector<ir::Var>& i) {
+        Expr ch = i[1];
+        Expr inv = ir::make_call(ir::MathFunc::sqrt, {te::read(var, {ch}) + ir::make_const(t, epsilon)});
+        return (te::read(x, {i.begin(), i.end()}) - te::read(mean, {ch})) / inv * te::read(scale, {ch}) +
+               te::read(bias, {ch});
+      },
+      "elemwise", t);
+}
+
+te::Tensor lrn(const te::Tensor& x, int64_t size, double alpha, double beta, double bias, const std::string& name) {
+  user_check(ir::is_float(x->dtype()), name, ": input must be float");
+  const auto& s = x->shape();
+  user_check(s.size() >= 3, name, ": input needs rank at least 3 (N, C, ...)");
+  user_check(size >= 1, name, ": size must be positive, got ", size);
+  std::vector<int64_t> before(s.size(), 0), after(s.size(), 0);
+  before[1] = (size - 1) / 2;
+  after[1] = size - 1 - before[1];
+  te::Tensor padded = before[1] || after[1] ? pad(x, before, after, 0.0, name + "_pad") : x;
+  ir::DType t = x->dtype();
+  ir::IterVar rc = te::reduce_axis(size, "rc");
+  te::Tensor sq = te::compute(
+      name + "_sqsum", s,
+      [&](const std::vector<ir::Var>& i) {
+        std::vector<Expr> idx(i.begin(), i.end());
+        idx[1] = i[1] + rc.var;
+        Expr v = te::read(padded, idx);
+        return te::sum(v * v, {rc});
+      },
+      "lrn", t);
+  return te::compute(
+      name, s,
+      [&](const std::vector<ir::Var>& i) {
+        std::vector<Expr> idx(i.begin(), i.end());
+        Expr d = ir::make_const(t, bias) + ir::make_const(t, alpha / static_cast<double>(size)) * te::read(sq, idx);
+        return te::read(x, idx) / ir::make_call(ir::MathFunc::pow, {d, ir::make_const(t, beta)});
+      },
+      "elemwise", t);
 }
 
 }  // namespace tunectl::ops

@@ -1,1 +1,153 @@
 #include "graph/convert.h"
+
+#include <algorithm>
+
+#include "graph/convert_util.h"
+
+namespace tunectl::graph {
+
+namespace {
+
+const ConverterTable& converters() {
+  static const ConverterTable table = [] {
+    ConverterTable t;
+    add_nn_converters(t);
+    add_elemwise_converters(t);
+    add_shape_converters(t);
+    // The X-macro list and the converters must agree exactly.
+#define TUNECTL_CHECK_CONVERTER(op, cls) internal_check(t.count(#op) == 1, "no converter for listed op " #op);
+    TUNECTL_ONNX_OPS(TUNECTL_CHECK_CONVERTER)
+#undef TUNECTL_CHECK_CONVERTER
+    size_t listed = 0;
+#define TUNECTL_COUNT_OP(op, cls) ++listed;
+    TUNECTL_ONNX_OPS(TUNECTL_COUNT_OP)
+#undef TUNECTL_COUNT_OP
+    internal_check(t.size() == listed, "converters registered for ops missing from TUNECTL_ONNX_OPS");
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
+bool is_supported_op(const std::string& op_type) {
+#define TUNECTL_IS_OP(op, cls) \
+  if (op_type == #op) return true;
+  TUNECTL_ONNX_OPS(TUNECTL_IS_OP)
+#undef TUNECTL_IS_OP
+  return false;
+}
+
+OpClass op_class(const Node& node) {
+#define TUNECTL_OP_CLASS(op, cls) \
+  if (node.op_type == #op) return OpClass::cls;
+  TUNECTL_ONNX_OPS(TUNECTL_OP_CLASS)
+#undef TUNECTL_OP_CLASS
+  user_fail(node.describe(), ": unsupported operator '", node.op_type, "'");
+}
+
+std::vector<int64_t> te_shape(const std::vector<int64_t>& onnx_shape) {
+  if (onnx_shape.empty()) return {1};
+  return onnx_shape;
+}
+
+std::vector<te::Tensor> convert_node(const Node& node, const std::vector<te::Tensor>& inputs, const Graph& graph) {
+  auto it = converters().find(node.op_type);
+  user_check(it != converters().end(), node.describe(), ": unsupported operator '", node.op_type, "'");
+  NodeContext ctx(node, inputs, graph);
+  std::vector<te::Tensor> outs;
+  try {
+    outs = it->second(ctx);
+  } catch (const UserError& e) {
+    // ops/ errors name the op function only; say which node it was.
+    std::string prefix = node.describe();
+    std::string msg = e.what();
+    if (msg.rfind(prefix, 0) == 0) throw;
+    throw UserError(prefix + ": " + msg);
+  }
+  internal_check(outs.size() <= node.outputs.size(), node.describe(), ": converter made ", outs.size(),
+                 " outputs for ", node.outputs.size());
+  // Optional trailing outputs the converter does not produce must be unused.
+  for (size_t k = outs.size(); k < node.outputs.size(); ++k) {
+    const std::string& name = node.outputs[k];
+    bool used = !name.empty() && (!graph.consumers(name).empty() ||
+                                  std::find(graph.outputs.begin(), graph.outputs.end(), name) != graph.outputs.end());
+    user_check(!used, node.describe(), ": output ", k, " ('", name, "') is not supported");
+  }
+  return outs;
+}
+
+// ---- NodeContext ------------------------------------------------------------
+
+const te::Tensor& NodeContext::in(size_t i) const {
+  check(has(i), "input ", i, " is missing");
+  return inputs_[i];
+}
+
+std::vector<int64_t> NodeContext::shape(size_t i) const {
+  const te::Tensor& t = in(i);
+  auto v = i < node.inputs.size() ? graph.values.find(node.inputs[i]) : graph.values.end();
+  if (v != graph.values.end() && v->second.shape_known && v->second.shape.empty()) {
+    internal_check(t->shape() == std::vector<int64_t>{1}, node.describe(), ": scalar input ", i,
+                   " is held with shape of rank ", t->shape().size());
+    return {};
+  }
+  return t->shape();
+}
+
+const runtime::NDArray& NodeContext::constant(size_t i, const std::string& what) const {
+  check(i < node.inputs.size() && !node.inputs[i].empty(), "input ", i, " (", what, ") is missing");
+  auto it = graph.constants.find(node.inputs[i]);
+  check(it != graph.constants.end(), "input ", i, " ('", node.inputs[i], "', ", what,
+        ") must be a constant known at compile time");
+  return it->second;
+}
+
+std::vector<int64_t> NodeContext::const_ints(size_t i, const std::string& what) const {
+  const runtime::NDArray& a = constant(i, what);
+  check(ir::is_int(a.dtype()), "input ", i, " ('", node.inputs[i], "', ", what, ") must be integers, not ",
+        ir::to_string(a.dtype()));
+  return array_ints(a);
+}
+
+double NodeContext::const_scalar(size_t i, const std::string& what) const {
+  const runtime::NDArray& a = constant(i, what);
+  check(a.num_elements() == 1, "input ", i, " ('", node.inputs[i], "', ", what, ") must hold one value, it has ",
+        a.num_elements());
+  return a.get(0);
+}
+
+void NodeContext::reject_attr(const std::string& name, const std::string& why) const {
+  check(!has_attr(name), "attribute '", name, "' is not supported (", why, ")");
+}
+
+std::string NodeContext::out_name(size_t k) const {
+  if (k < node.outputs.size() && !node.outputs[k].empty()) return node.outputs[k];
+  return node.name + "_out" + std::to_string(k);
+}
+
+std::vector<int64_t> array_ints(const runtime::NDArray& a) {
+  std::vector<int64_t> out;
+  for (int64_t i = 0; i < a.num_elements(); ++i) {
+    if (a.dtype() == ir::DType::Int64) {
+      out.push_back(a.data<int64_t>()[i]);
+    } else {
+      out.push_back(static_cast<int64_t>(a.get(i)));
+    }
+  }
+  return out;
+}
+
+ir::DType dtype_from_onnx(int64_t code, const NodeContext& ctx) {
+  // TensorProto.DataType codes.
+  switch (code) {
+    case 1: return ir::DType::Float32;
+    case 6: return ir::DType::Int32;
+    case 7: return ir::DType::Int64;
+    case 9: return ir::DType::Bool;
+    case 11: return ir::DType::Float64;
+    default: ctx.fail("data type ", code, " is not supported (float, double, int32, int64 and bool are)");
+  }
+}
+
+}  // namespace tunectl::graph

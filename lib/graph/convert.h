@@ -48,4 +48,10 @@ OpClass op_class(const Node& node);
 // must be constant.
 std::vector<te::Tensor> convert_node(const Node& node, const std::vector<te::Tensor>& inputs, const Graph& graph);
 
+// tunectl has no rank-0 tensors: an ONNX scalar (shape []) is held as a
+// tensor of shape [1]. The te shape for a value of ONNX shape onnx_shape;
+// placeholders for graph inputs and constants are made with it, and
+// convert_node's outputs follow it (their ONNX shape is the graph's).
+std::vector<int64_t> te_shape(const std::vector<int64_t>& onnx_shape);
+
 }  // namespace tunectl::graph

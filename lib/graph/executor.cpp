@@ -1,1 +1,228 @@
 #include "graph/executor.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include "codegen/llvm/llvm_codegen.h"
+#include "graph/convert.h"
+#include "graph/memory_plan.h"
+#include "ir/error.h"
+#include "lower/lower.h"
+
+namespace tunectl::graph {
+
+namespace {
+
+// Where the bytes of a value live while the model runs.
+enum class Home : uint8_t { Input, Constant, Arena };
+
+struct ValueSlot {
+  Home home = Home::Arena;
+  size_t offset = 0;  // Arena only
+};
+
+// One kernel argument list per subgraph: which value each argument is, in
+// LoweredFunc::args order (DAG placeholders, then DAG outputs).
+struct Launch {
+  const codegen::JitKernel* kernel = nullptr;
+  std::vector<std::string> args;
+};
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < shape.size(); ++i) os << (i ? "x" : "") << shape[i];
+  os << "]";
+  return os.str();
+}
+
+// LLVM symbols of kernels: the subgraph name with anything odd replaced.
+std::string kernel_symbol(const std::string& name) {
+  std::string s = "sg_" + name;
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  return s;
+}
+
+size_t value_bytes(const ValueInfo& info) {
+  size_t n = 1;
+  for (int64_t d : info.shape) n *= static_cast<size_t>(d);
+  return n * static_cast<size_t>(ir::dtype_bytes(info.dtype));
+}
+
+struct FreeDeleter {
+  void operator()(uint8_t* p) const { std::free(p); }
+};
+
+}  // namespace
+
+struct Executor::Impl {
+  Graph graph;
+  std::vector<Subgraph> subgraphs;
+  ExecutorOptions options;
+  std::map<std::string, codegen::JitKernel> kernels;  // by workload key
+  std::vector<Launch> launches;                       // one per subgraph
+  std::map<std::string, ValueSlot> slots;
+  MemoryPlan plan;
+  std::unique_ptr<uint8_t, FreeDeleter> arena;
+  std::vector<SubgraphTime> times;
+
+  void compile();
+  void plan_values();
+  void check_inputs(const std::map<std::string, runtime::NDArray>& inputs) const;
+  void* address(const std::string& value, const std::map<std::string, runtime::NDArray>& inputs);
+};
+
+void Executor::Impl::compile() {
+  for (const auto& sg : subgraphs) {
+    internal_check(sg.dag != nullptr, "subgraph ", sg.name, " has no ComputeDAG");
+    const std::string key = sg.dag->workload_key();
+    auto it = kernels.find(key);
+    if (it == kernels.end()) {
+      schedule::State state = options.schedule ? options.schedule(sg.dag) : schedule::State::initial(sg.dag);
+      it = kernels.emplace(key, codegen::jit_compile(lower::lower(state, kernel_symbol(sg.name)))).first;
+    }
+    // The partitioner promises placeholders in `inputs` order and outputs in
+    // `outputs` order; check it, since a mix-up would silently swap buffers.
+    const auto placeholders = sg.dag->placeholders();
+    const auto& outs = sg.dag->outputs();
+    internal_check(placeholders.size() == sg.inputs.size() && outs.size() == sg.outputs.size(), "subgraph ",
+                   sg.name, ": ", placeholders.size(), " placeholders and ", outs.size(), " outputs for ",
+                   sg.inputs.size(), " inputs and ", sg.outputs.size(), " outputs");
+    Launch launch{&it->second, {}};
+    auto add_arg = [&](const te::Tensor& t, const std::string& value) {
+      const ValueInfo& info = graph.info(value);
+      internal_check(t->shape() == te_shape(info.shape) && t->dtype() == info.dtype, "subgraph ", sg.name, ": tensor ",
+                     t->name, " ", shape_text(t->shape()), " does not fit value ", value, " ",
+                     shape_text(info.shape));
+      launch.args.push_back(value);
+    };
+    for (size_t i = 0; i < placeholders.size(); ++i) add_arg(placeholders[i], sg.inputs[i]);
+    for (size_t i = 0; i < outs.size(); ++i) add_arg(outs[i], sg.outputs[i]);
+    launches.push_back(std::move(launch));
+  }
+}
+
+void Executor::Impl::plan_values() {
+  for (const auto& name : graph.inputs) slots[name] = {Home::Input, 0};
+  for (const auto& [name, value] : graph.constants) {
+    // Kernels read constants in place, so their bytes must be what the DAG expects.
+    internal_check(value.dtype() == graph.info(name).dtype && value.num_bytes() == value_bytes(graph.info(name)),
+                   "constant ", name, " does not match its value info");
+    slots[name] = {Home::Constant, 0};
+  }
+  // Lifetimes of subgraph outputs, in subgraph order; graph outputs live to the end.
+  std::vector<std::string> names;
+  std::vector<BufferLifetime> lifetimes;
+  std::map<std::string, size_t> index;
+  const int end = static_cast<int>(subgraphs.size());
+  for (int s = 0; s < end; ++s) {
+    for (const auto& in : subgraphs[s].inputs) {
+      if (slots.count(in) && slots[in].home != Home::Arena) continue;
+      auto it = index.find(in);
+      internal_check(it != index.end(), "subgraph ", subgraphs[s].name, " reads ", in,
+                     ", which is neither a graph input, a constant nor an earlier subgraph's output");
+      lifetimes[it->second].last = s;
+    }
+    for (const auto& out : subgraphs[s].outputs) {
+      internal_check(!slots.count(out), "value ", out, " is defined twice");
+      slots[out] = {Home::Arena, 0};
+      index[out] = names.size();
+      names.push_back(out);
+      lifetimes.push_back({value_bytes(graph.info(out)), s, s});
+    }
+  }
+  for (const auto& out : graph.outputs) {
+    internal_check(slots.count(out), "graph output ", out, " is produced by no subgraph");
+    if (auto it = index.find(out); it != index.end()) lifetimes[it->second].last = end;
+  }
+  plan = plan_memory(lifetimes);
+  for (size_t i = 0; i < names.size(); ++i) slots[names[i]].offset = plan.offsets[i];
+  const size_t bytes = std::max<size_t>(plan.arena_bytes, kBufferAlignment);
+  arena.reset(static_cast<uint8_t*>(std::aligned_alloc(kBufferAlignment, bytes)));
+  internal_check(arena != nullptr, "cannot allocate the ", bytes, "-byte activation arena");
+}
+
+void Executor::Impl::check_inputs(const std::map<std::string, runtime::NDArray>& inputs) const {
+  for (const auto& [name, value] : inputs) {
+    bool known = false;
+    for (const auto& in : graph.inputs) known = known || in == name;
+    if (!known) {
+      std::string expected;
+      for (const auto& in : graph.inputs) expected += (expected.empty() ? "" : ", ") + in;
+      user_fail("unknown input '", name, "'; the model's inputs are: ", expected.empty() ? "(none)" : expected);
+    }
+  }
+  for (const auto& name : graph.inputs) {
+    auto it = inputs.find(name);
+    const ValueInfo& info = graph.info(name);
+    user_check(it != inputs.end(), "missing input '", name, "' (", ir::to_string(info.dtype), " ",
+               shape_text(info.shape), ")");
+    user_check(it->second.shape() == info.shape, "input '", name, "' has shape ", shape_text(it->second.shape()),
+               "; the model expects ", shape_text(info.shape));
+    user_check(it->second.dtype() == info.dtype, "input '", name, "' has dtype ", ir::to_string(it->second.dtype()),
+               "; the model expects ", ir::to_string(info.dtype));
+  }
+}
+
+void* Executor::Impl::address(const std::string& value, const std::map<std::string, runtime::NDArray>& inputs) {
+  const ValueSlot& slot = slots.at(value);
+  switch (slot.home) {
+    case Home::Input:
+      // Kernels never write their inputs, so the caller's array is read in place.
+      return const_cast<void*>(inputs.at(value).raw());
+    case Home::Constant:
+      return graph.constants.at(value).raw();
+    case Home::Arena:
+      return arena.get() + slot.offset;
+  }
+  internal_fail("unknown value home");
+}
+
+Executor::Executor(Graph graph, std::vector<Subgraph> subgraphs, ExecutorOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->graph = std::move(graph);
+  impl_->subgraphs = std::move(subgraphs);
+  impl_->options = std::move(options);
+  impl_->compile();
+  impl_->plan_values();
+  for (const auto& sg : impl_->subgraphs) impl_->times.push_back({sg.name, 0.0});
+}
+
+Executor::~Executor() = default;
+Executor::Executor(Executor&&) noexcept = default;
+
+std::map<std::string, runtime::NDArray> Executor::run(const std::map<std::string, runtime::NDArray>& inputs) {
+  Impl& m = *impl_;
+  m.check_inputs(inputs);
+  std::vector<void*> args;
+  for (size_t s = 0; s < m.launches.size(); ++s) {
+    args.clear();
+    for (const auto& value : m.launches[s].args) args.push_back(m.address(value, inputs));
+    if (m.options.profile) {
+      const auto start = std::chrono::steady_clock::now();
+      m.launches[s].kernel->run(args.data());
+      m.times[s].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    } else {
+      m.launches[s].kernel->run(args.data());
+    }
+  }
+  std::map<std::string, runtime::NDArray> outputs;
+  for (const auto& name : m.graph.outputs) {
+    const ValueInfo& info = m.graph.info(name);
+    runtime::NDArray out(info.dtype, info.shape);
+    std::memcpy(out.raw(), m.address(name, inputs), out.num_bytes());
+    outputs.emplace(name, std::move(out));
+  }
+  return outputs;
+}
+
+const std::vector<SubgraphTime>& Executor::profile() const { return impl_->times; }
+size_t Executor::planned_bytes() const { return impl_->plan.arena_bytes; }
+size_t Executor::unplanned_bytes() const { return impl_->plan.unplanned_bytes; }
+
+}  // namespace tunectl::graph

@@ -1,1 +1,96 @@
 #include "graph/graph.h"
+
+#include "ir/error.h"
+
+namespace tunectl::graph {
+
+namespace {
+
+// Names of the AttrValue alternatives, in variant order, for messages.
+const char* attr_type_name(const AttrValue& v) {
+  static const char* const kNames[] = {"int", "float", "string", "ints", "floats", "strings", "tensor"};
+  static_assert(std::variant_size_v<AttrValue> == std::size(kNames));
+  return kNames[v.index()];
+}
+
+template <typename T>
+const char* type_name_of() {
+  return attr_type_name(AttrValue(T{}));
+}
+
+// The attribute's value as T; UserError naming the node when it is missing
+// or holds another type.
+template <typename T>
+const T& get_required(const Attributes& attrs, const Node& node, const std::string& name) {
+  auto it = attrs.values.find(name);
+  user_check(it != attrs.values.end(), node.describe(), ": attribute '", name, "' is required but missing");
+  const T* v = std::get_if<T>(&it->second);
+  user_check(v != nullptr, node.describe(), ": attribute '", name, "' has type ", attr_type_name(it->second),
+             ", expected ", type_name_of<T>());
+  return *v;
+}
+
+}  // namespace
+
+int64_t Attributes::get_int(const Node& node, const std::string& name) const {
+  return get_required<int64_t>(*this, node, name);
+}
+
+int64_t Attributes::get_int(const Node& node, const std::string& name, int64_t fallback) const {
+  return has(name) ? get_required<int64_t>(*this, node, name) : fallback;
+}
+
+double Attributes::get_float(const Node& node, const std::string& name, double fallback) const {
+  return has(name) ? get_required<double>(*this, node, name) : fallback;
+}
+
+std::string Attributes::get_string(const Node& node, const std::string& name, const std::string& fallback) const {
+  return has(name) ? get_required<std::string>(*this, node, name) : fallback;
+}
+
+std::vector<int64_t> Attributes::get_ints(const Node& node, const std::string& name) const {
+  return get_required<std::vector<int64_t>>(*this, node, name);
+}
+
+std::vector<int64_t> Attributes::get_ints(const Node& node, const std::string& name,
+                                          std::vector<int64_t> fallback) const {
+  return has(name) ? get_required<std::vector<int64_t>>(*this, node, name) : fallback;
+}
+
+const runtime::NDArray& Attributes::get_tensor(const Node& node, const std::string& name) const {
+  return get_required<runtime::NDArray>(*this, node, name);
+}
+
+std::string Node::describe() const { return "node '" + name + "' (" + op_type + ")"; }
+
+const ValueInfo& Graph::info(const std::string& value) const {
+  auto it = values.find(value);
+  internal_check(it != values.end(), "graph has no value '", value, "'");
+  return it->second;
+}
+
+int Graph::producer(const std::string& value) const {
+  if (value.empty()) return -1;  // "" marks an omitted optional input or output
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (const std::string& out : nodes[i].outputs) {
+      if (out == value) return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+std::vector<int> Graph::consumers(const std::string& value) const {
+  std::vector<int> result;
+  if (value.empty()) return result;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (const std::string& in : nodes[i].inputs) {
+      if (in == value) {
+        result.push_back(static_cast<int>(i));
+        break;
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace tunectl::graph

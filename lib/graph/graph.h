@@ -52,6 +52,10 @@ struct Node {
 struct ValueInfo {
   ir::DType dtype = ir::DType::Float32;
   std::vector<int64_t> shape;  // static; rank 0 is a scalar
+  // False when ONNX shape inference left the shape unknown or symbolic (the
+  // shape arithmetic of PyTorch exports only becomes static once constant
+  // folding has run); shape is then empty and the passes fill it in.
+  bool shape_known = true;
 };
 
 struct Graph {

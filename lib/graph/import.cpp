@@ -1,1 +1,360 @@
 #include "graph/import.h"
+
+#include <climits>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <onnx/checker.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include "graph/convert.h"
+#include "graph/onnx_external_data.h"
+#include "graph/onnx_opset_compat.h"
+#include "graph/onnx_util.h"
+#include "ir/error.h"
+
+namespace tunectl::graph {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kMinOpset = 7;
+constexpr int kMaxOpset = 18;
+
+bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+std::string supported_ops_list() {
+  std::string list;
+#define TUNECTL_LIST_OP(op, cls) list += (list.empty() ? "" : ", ") + std::string(#op);
+  TUNECTL_ONNX_OPS(TUNECTL_LIST_OP)
+#undef TUNECTL_LIST_OP
+  return list;
+}
+
+onnx::ModelProto parse_model(const std::string& bytes, const std::string& path) {
+  onnx::ModelProto model;
+  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                                static_cast<int>(std::min<size_t>(bytes.size(), INT_MAX)));
+  // protobuf's default limit is far below large models; 2 GiB is the format's own.
+  stream.SetTotalBytesLimit(INT_MAX);
+  bool ok = model.ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage();
+  user_check(ok, "'", path, "' is not a valid ONNX model: protobuf parsing failed (truncated or corrupt file)");
+  // Random bytes can parse "successfully" into unknown fields; a real model
+  // has an IR version, a graph, nodes and outputs.
+  user_check(model.ir_version() > 0, "'", path, "' is not a valid ONNX model: no ir_version");
+  user_check(model.has_graph(), "'", path, "' is not a valid ONNX model: no graph");
+  user_check(model.graph().node_size() > 0, "'", path, "' is not a valid ONNX model: the graph has no nodes");
+  user_check(model.graph().output_size() > 0, "'", path, "' is not a valid ONNX model: the graph has no outputs");
+  return model;
+}
+
+int default_opset(const onnx::ModelProto& model, const std::string& path) {
+  for (const auto& import : model.opset_import()) {
+    if (!is_default_domain(import.domain())) continue;
+    int64_t v = import.version();
+    user_check(v >= kMinOpset && v <= kMaxOpset, "'", path, "' uses ONNX opset ", v, "; tunectl supports opsets ",
+               kMinOpset, " to ", kMaxOpset);
+    return static_cast<int>(v);
+  }
+  user_fail("'", path, "' is not a valid ONNX model: no opset_import for the default ONNX domain");
+}
+
+bool is_supported_attribute_type(onnx::AttributeProto::AttributeType type) {
+  switch (type) {
+    case onnx::AttributeProto::UNDEFINED:  // IR 1-2 models; the set field tells (node_from_proto)
+    case onnx::AttributeProto::INT:
+    case onnx::AttributeProto::FLOAT:
+    case onnx::AttributeProto::STRING:
+    case onnx::AttributeProto::INTS:
+    case onnx::AttributeProto::FLOATS:
+    case onnx::AttributeProto::STRINGS:
+    case onnx::AttributeProto::TENSOR: return true;
+    default: return false;
+  }
+}
+
+// Every node must be a supported operator of the default domain with
+// attributes tunectl can hold; checked before ONNX's checker and shape
+// inference so that the message says what tunectl supports.
+void check_operators(const onnx::GraphProto& graph) {
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& node = graph.node(i);
+    user_check(is_default_domain(node.domain()), describe_onnx_node(node, i), ": operator domain '", node.domain(),
+               "' is not supported (only the default ONNX domain)");
+    user_check(is_supported_op(node.op_type()), describe_onnx_node(node, i), ": unsupported operator ",
+               node.op_type(), " (supported: ", supported_ops_list(), ")");
+    for (const auto& attr : node.attribute()) {
+      user_check(is_supported_attribute_type(attr.type()), describe_onnx_node(node, i), ": attribute '", attr.name(),
+                 "' has type ", onnx::AttributeProto::AttributeType_Name(attr.type()),
+                 ", which tunectl does not support");
+    }
+  }
+}
+
+std::set<std::string> initializer_names(const onnx::GraphProto& graph) {
+  std::set<std::string> names;
+  for (const auto& init : graph.initializer()) names.insert(init.name());
+  return names;
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::ostringstream os;
+  for (size_t i = 0; i < shape.size(); ++i) os << (i ? "x" : "") << shape[i];
+  return shape.empty() ? "(scalar)" : os.str();
+}
+
+// Writes --input-shape values into the graph inputs' types, so that shape
+// inference starts from static shapes.
+void pin_input_shapes(onnx::GraphProto& graph, const ImportOptions& options) {
+  std::set<std::string> inits = initializer_names(graph);
+  for (const auto& [name, shape] : options.input_shapes) {
+    onnx::ValueInfoProto* input = nullptr;
+    std::string names;
+    for (auto& in : *graph.mutable_input()) {
+      if (inits.count(in.name())) continue;
+      names += (names.empty() ? "" : ", ") + in.name();
+      if (in.name() == name) input = &in;
+    }
+    user_check(input != nullptr, "--input-shape names '", name, "', which is not an input of the model (inputs: ",
+               names, ")");
+    user_check(input->type().has_tensor_type(), "input '", name, "' is not a tensor");
+    auto* tensor_shape = input->mutable_type()->mutable_tensor_type()->mutable_shape();
+    if (tensor_shape->dim_size() == 0 && !input->type().tensor_type().has_shape()) {
+      for (size_t i = 0; i < shape.size(); ++i) tensor_shape->add_dim();
+    }
+    user_check(tensor_shape->dim_size() == static_cast<int>(shape.size()), "--input-shape ", name, "=",
+               shape_text(shape), " has rank ", shape.size(), ", but input '", name, "' has rank ",
+               tensor_shape->dim_size());
+    for (int d = 0; d < tensor_shape->dim_size(); ++d) {
+      auto* dim = tensor_shape->mutable_dim(d);
+      user_check(!dim->has_dim_value() || dim->dim_value() == shape[d], "--input-shape ", name, "=", shape_text(shape),
+                 " gives dimension ", d, " as ", shape[d], ", but the model fixes it to ", dim->dim_value());
+      dim->set_dim_value(shape[d]);
+    }
+  }
+}
+
+// Runs ONNX's checker and shape inference on a working copy that the
+// installed library understands; returns the inferred graph's value infos.
+std::map<std::string, onnx::ValueInfoProto> check_and_infer(onnx::ModelProto model, int opset,
+                                                             const std::string& path) {
+  downgrade_to_library_opset(model, opset);
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception& e) {
+    user_fail("'", path, "' is not a valid ONNX model: ", e.what());
+  }
+  try {
+    // Strict mode: a node whose input shapes do not fit (a shape mismatch)
+    // is an error here rather than a wrong shape later. Data propagation
+    // lets Shape -> Gather -> Reshape chains come out static.
+    onnx::ShapeInferenceOptions options(/*check_type=*/true, /*strict_mode=*/1, /*data_prop=*/true);
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception& e) {
+    user_fail("'", path, "': ONNX shape inference failed: ", e.what());
+  }
+  std::map<std::string, onnx::ValueInfoProto> infos;
+  for (const auto& v : model.graph().value_info()) infos[v.name()] = v;
+  for (const auto& v : model.graph().output()) infos[v.name()] = v;
+  for (const auto& v : model.graph().input()) infos[v.name()] = v;
+  return infos;
+}
+
+// The value's dtype and shape; shape_known is false when inference left it
+// unknown or symbolic. Graph inputs must be fully static (see import.h).
+ValueInfo value_info_from(const onnx::ValueInfoProto& proto, bool is_graph_input) {
+  const std::string what = (is_graph_input ? "input '" : "value '") + proto.name() + "'";
+  user_check(proto.type().has_tensor_type(), what, " is not a tensor; only tensor values are supported");
+  const auto& tensor = proto.type().tensor_type();
+  ValueInfo info;
+  if (tensor.elem_type() == onnx::TensorProto::UNDEFINED) {
+    user_check(!is_graph_input, what, " has no element type");
+    info.shape_known = false;
+    return info;
+  }
+  info.dtype = dtype_from_onnx(tensor.elem_type(), what);
+  if (!tensor.has_shape()) {
+    user_check(!is_graph_input, what, " has no shape; give it with --input-shape ", proto.name(), "=...");
+    info.shape_known = false;
+    return info;
+  }
+  for (int d = 0; d < tensor.shape().dim_size(); ++d) {
+    const auto& dim = tensor.shape().dim(d);
+    if (!dim.has_dim_value()) {
+      user_check(!is_graph_input, what, " has symbolic dimension ", d,
+                 dim.has_dim_param() ? " '" + dim.dim_param() + "'" : std::string(), "; pin it with --input-shape ",
+                 proto.name(), "=<d0>x<d1>x...");
+      info.shape.clear();
+      info.shape_known = false;
+      return info;
+    }
+    user_check(dim.dim_value() > 0, what, " has dimension ", d, " of size ", dim.dim_value(),
+               "; empty tensors are not supported");
+    info.shape.push_back(dim.dim_value());
+  }
+  return info;
+}
+
+AttrValue convert_attribute(const onnx::AttributeProto& attr, const Node& node) {
+  auto type = attr.type();
+  if (type == onnx::AttributeProto::UNDEFINED) {
+    // Old exporters (IR version 1-2) leave the type out; the set field tells.
+    if (attr.has_f()) type = onnx::AttributeProto::FLOAT;
+    else if (attr.has_i()) type = onnx::AttributeProto::INT;
+    else if (attr.has_s()) type = onnx::AttributeProto::STRING;
+    else if (attr.has_t()) type = onnx::AttributeProto::TENSOR;
+    else if (attr.floats_size()) type = onnx::AttributeProto::FLOATS;
+    else if (attr.ints_size()) type = onnx::AttributeProto::INTS;
+    else if (attr.strings_size()) type = onnx::AttributeProto::STRINGS;
+  }
+  switch (type) {
+    case onnx::AttributeProto::INT: return attr.i();
+    case onnx::AttributeProto::FLOAT: return static_cast<double>(attr.f());
+    case onnx::AttributeProto::STRING: return attr.s();
+    case onnx::AttributeProto::INTS: return std::vector<int64_t>(attr.ints().begin(), attr.ints().end());
+    case onnx::AttributeProto::FLOATS: return std::vector<double>(attr.floats().begin(), attr.floats().end());
+    case onnx::AttributeProto::STRINGS: return std::vector<std::string>(attr.strings().begin(), attr.strings().end());
+    case onnx::AttributeProto::TENSOR:
+      return tensor_from_proto(attr.t(), node.describe() + ": attribute '" + attr.name() + "'");
+    default: break;
+  }
+  user_fail(node.describe(), ": attribute '", attr.name(), "' has no value");
+}
+
+Node node_from_proto(const onnx::NodeProto& proto, int index) {
+  Node node;
+  node.name = onnx_node_name(proto, index);
+  node.op_type = proto.op_type();
+  node.inputs.assign(proto.input().begin(), proto.input().end());
+  node.outputs.assign(proto.output().begin(), proto.output().end());
+  for (const auto& attr : proto.attribute()) node.attrs.values[attr.name()] = convert_attribute(attr, node);
+  return node;
+}
+
+// The value of a Constant node, from whichever attribute holds it.
+runtime::NDArray constant_value(const Node& node) {
+  const auto& attrs = node.attrs;
+  user_check(attrs.values.size() == 1, node.describe(), ": needs exactly one value attribute, has ",
+             attrs.values.size());
+  if (attrs.has("value")) return attrs.get_tensor(node, "value");
+  if (attrs.has("value_float")) {
+    runtime::NDArray a(ir::DType::Float32, {});
+    a.data<float>()[0] = static_cast<float>(attrs.get_float(node, "value_float", 0));
+    return a;
+  }
+  if (attrs.has("value_int")) {
+    runtime::NDArray a(ir::DType::Int64, {});
+    a.data<int64_t>()[0] = attrs.get_int(node, "value_int");
+    return a;
+  }
+  if (attrs.has("value_ints")) {
+    std::vector<int64_t> v = attrs.get_ints(node, "value_ints");
+    user_check(!v.empty(), node.describe(), ": value_ints is empty; empty tensors are not supported");
+    runtime::NDArray a(ir::DType::Int64, {static_cast<int64_t>(v.size())});
+    std::copy(v.begin(), v.end(), a.data<int64_t>());
+    return a;
+  }
+  if (attrs.has("value_floats")) {
+    const auto* v = std::get_if<std::vector<double>>(&attrs.values.at("value_floats"));
+    user_check(v != nullptr && !v->empty(), node.describe(), ": value_floats must be a non-empty list of floats");
+    runtime::NDArray a(ir::DType::Float32, {static_cast<int64_t>(v->size())});
+    for (size_t i = 0; i < v->size(); ++i) a.data<float>()[i] = static_cast<float>((*v)[i]);
+    return a;
+  }
+  user_fail(node.describe(), ": attribute '", attrs.values.begin()->first,
+            "' is not supported (supported: value, value_float, value_floats, value_int, value_ints)");
+}
+
+void add_constant(Graph& g, const std::string& name, runtime::NDArray value) {
+  g.values[name] = ValueInfo{value.dtype(), value.shape(), true};
+  g.constants[name] = std::move(value);
+}
+
+Graph build_graph(const onnx::GraphProto& proto, int opset,
+                  const std::map<std::string, onnx::ValueInfoProto>& inferred) {
+  Graph g;
+  g.opset = opset;
+  for (const auto& init : proto.initializer()) {
+    add_constant(g, init.name(), tensor_from_proto(init, "initializer '" + init.name() + "'"));
+  }
+  for (const auto& in : proto.input()) {
+    if (g.is_constant(in.name())) continue;  // IR < 4 lists initializers among the inputs
+    g.values[in.name()] = value_info_from(inferred.at(in.name()), true);
+    g.inputs.push_back(in.name());
+  }
+  // Every value a node reads must exist before it: ONNX requires nodes in
+  // topological order, and the passes rely on it.
+  std::set<std::string> defined;
+  for (const auto& [name, info] : g.values) defined.insert(name);
+  for (int i = 0; i < proto.node_size(); ++i) {
+    Node node = node_from_proto(proto.node(i), i);
+    for (const std::string& in : node.inputs) {
+      user_check(in.empty() || defined.count(in), node.describe(), ": input '", in,
+                 "' is not a graph input, an initializer or the output of an earlier node (nodes must be in "
+                 "topological order)");
+    }
+    for (const std::string& out : node.outputs) {
+      if (out.empty()) continue;
+      user_check(defined.insert(out).second, node.describe(), ": output '", out, "' is already defined");
+    }
+    if (node.op_type == "Constant") {
+      user_check(node.outputs.size() == 1, node.describe(), ": must have one output");
+      add_constant(g, node.outputs[0], constant_value(node));
+      continue;
+    }
+    for (const std::string& out : node.outputs) {
+      if (out.empty()) continue;
+      auto it = inferred.find(out);
+      g.values[out] = it != inferred.end() ? value_info_from(it->second, false) : ValueInfo{ir::DType::Float32, {}, false};
+    }
+    g.nodes.push_back(std::move(node));
+  }
+  for (const auto& out : proto.output()) {
+    user_check(defined.count(out.name()), "graph output '", out.name(), "' is not produced by any node");
+    g.outputs.push_back(out.name());
+  }
+  return g;
+}
+
+}  // namespace
+
+Graph import_onnx(const std::string& path, const ImportOptions& options) {
+  onnx::ModelProto model = parse_model(read_binary_file(path, "model file"), path);
+  int opset = default_opset(model, path);
+  check_operators(model.graph());
+  load_external_data(model, fs::absolute(fs::path(path)).parent_path());
+  pin_input_shapes(*model.mutable_graph(), options);
+  auto inferred = check_and_infer(model, opset, path);
+  return build_graph(model.graph(), opset, inferred);
+}
+
+void parse_input_shape(const std::string& spec, ImportOptions& options) {
+  auto eq = spec.rfind('=');
+  user_check(eq != std::string::npos && eq > 0 && eq + 1 < spec.size(), "--input-shape '", spec,
+             "' is malformed; expected name=d0xd1x... (e.g. input=1x3x224x224)");
+  std::string name = spec.substr(0, eq);
+  std::vector<int64_t> shape;
+  std::stringstream dims(spec.substr(eq + 1));
+  std::string dim;
+  while (std::getline(dims, dim, 'x')) {
+    size_t used = 0;
+    int64_t v = 0;
+    try {
+      v = std::stoll(dim, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    user_check(!dim.empty() && used == dim.size() && v > 0, "--input-shape '", spec, "': dimension '", dim,
+               "' is not a positive integer");
+    shape.push_back(v);
+  }
+  user_check(spec.back() != 'x', "--input-shape '", spec, "': trailing 'x'");
+  user_check(!options.input_shapes.count(name), "--input-shape gives '", name, "' twice");
+  options.input_shapes[name] = std::move(shape);
+}
+
+}  // namespace tunectl::graph

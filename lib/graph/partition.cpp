@@ -1,1 +1,265 @@
 #include "graph/partition.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "graph/convert.h"
+#include "ir/error.h"
+
+namespace tunectl::graph {
+
+namespace {
+
+// A group under construction: node indices, and the groups it reads values
+// of (to refuse a fusion that would make two groups wait on each other).
+struct Group {
+  std::vector<int> nodes;
+  std::set<int> reads;
+};
+
+class Partitioner {
+ public:
+  explicit Partitioner(const Graph& g) : g_(g) {
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      for (const std::string& o : g.nodes[i].outputs)
+        if (!o.empty()) producer_[o] = static_cast<int>(i);
+      std::set<std::string> read(g.nodes[i].inputs.begin(), g.nodes[i].inputs.end());
+      for (const std::string& in : read)
+        if (!in.empty()) ++uses_[in];
+    }
+    for (const std::string& o : g.outputs) ++uses_[o];
+  }
+
+  // The groups in an order that runs every group after those it reads
+  // (fusing a node into an earlier group can make it read a later one),
+  // otherwise in order of creation.
+  std::vector<Group> run() {
+    group_of_.assign(g_.nodes.size(), -1);
+    for (size_t i = 0; i < g_.nodes.size(); ++i) place(static_cast<int>(i));
+    std::vector<Group> ordered;
+    std::vector<bool> done(groups_.size(), false);
+    while (ordered.size() < groups_.size()) {
+      size_t k = 0;
+      auto ready = [&](const Group& grp) {
+        return std::all_of(grp.reads.begin(), grp.reads.end(), [&](int r) { return done[r]; });
+      };
+      while (k < groups_.size() && (done[k] || !ready(groups_[k]))) ++k;
+      internal_check(k < groups_.size(), "partition: cyclic subgraph dependencies");
+      done[k] = true;
+      ordered.push_back(std::move(groups_[k]));
+    }
+    return ordered;
+  }
+
+ private:
+  void place(int i) {
+    const Node& n = g_.nodes[i];
+    OpClass cls = op_class(n);
+    user_check(cls != OpClass::Shape, n.describe(),
+               " computes shape data from values that are not constants; it must fold away before partitioning");
+    std::set<int> reads;  // groups whose values n reads
+    for (const std::string& in : n.inputs) {
+      auto it = producer_.find(in);
+      if (it != producer_.end()) reads.insert(group_of_[it->second]);
+    }
+    int target = cls == OpClass::Anchor ? -1 : fusion_target(n, reads);
+    if (target < 0) {
+      target = static_cast<int>(groups_.size());
+      groups_.emplace_back();
+    }
+    groups_[target].nodes.push_back(i);
+    for (int r : reads)
+      if (r != target) groups_[target].reads.insert(r);
+    group_of_[i] = target;
+  }
+
+  // The group an elementwise/injective node joins: that of the producer of
+  // its first input that only this node reads and that is not a graph
+  // output, unless another input comes from a group that itself depends on
+  // that group (fusing would make the two groups wait on each other).
+  int fusion_target(const Node& n, const std::set<int>& reads) const {
+    for (const std::string& in : n.inputs) {
+      auto it = producer_.find(in);
+      if (it == producer_.end() || uses_.at(in) != 1) continue;
+      int candidate = group_of_[it->second];
+      bool cycle =
+          std::any_of(reads.begin(), reads.end(), [&](int r) { return r != candidate && depends_on(r, candidate); });
+      if (!cycle) return candidate;
+    }
+    return -1;
+  }
+
+  // Whether group `from` reads, directly or through other groups, a value of `to`.
+  bool depends_on(int from, int to) const {
+    std::vector<int> stack = {from};
+    std::set<int> seen;
+    while (!stack.empty()) {
+      int k = stack.back();
+      stack.pop_back();
+      if (k == to) return true;
+      if (!seen.insert(k).second) continue;
+      stack.insert(stack.end(), groups_[k].reads.begin(), groups_[k].reads.end());
+    }
+    return false;
+  }
+
+  const Graph& g_;
+  std::map<std::string, int> producer_;
+  std::map<std::string, int> uses_;  // reading nodes, a graph output counting as one
+  std::vector<int> group_of_;
+  std::vector<Group> groups_;
+};
+
+// Operator names in subgraph names: ops/' names for the anchors, the
+// lower-cased ONNX op type otherwise.
+std::string short_name(const std::string& op_type) {
+  static const std::map<std::string, std::string> kNames = {
+      {"Conv", "conv2d"},
+      {"ConvTranspose", "conv2d_transpose"},
+      {"MaxPool", "max_pool2d"},
+      {"AveragePool", "avg_pool2d"},
+      {"GlobalAveragePool", "global_avg_pool2d"},
+      {"GlobalMaxPool", "global_max_pool2d"},
+      {"LayerNormalization", "layer_norm"},
+      {"BatchNormalization", "batch_norm"},
+      {"ReduceMean", "reduce_mean"},
+      {"ReduceSum", "reduce_sum"},
+      {"ReduceMax", "reduce_max"},
+      {"LeakyRelu", "leaky_relu"},
+  };
+  auto it = kNames.find(op_type);
+  if (it != kNames.end()) return it->second;
+  std::string s = op_type;
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// "conv2d_add_relu_3": the first few operators of the subgraph and its index.
+std::string subgraph_name(const Graph& g, const std::vector<int>& nodes, size_t index) {
+  constexpr size_t kMaxOps = 4;
+  std::string name;
+  for (size_t k = 0; k < nodes.size() && k < kMaxOps; ++k) name += short_name(g.nodes[nodes[k]].op_type) + "_";
+  if (nodes.size() > kMaxOps) name += "etc_";
+  return name + std::to_string(index);
+}
+
+// Converts `node`, a copy of `original` under positional names; a UserError
+// from the converter names the model's node instead.
+std::vector<te::Tensor> convert_with_model_names(const Node& node, const Node& original,
+                                                 const std::vector<te::Tensor>& inputs, const Graph& g) {
+  try {
+    return convert_node(node, inputs, g);
+  } catch (const UserError& e) {
+    std::string msg = e.what();
+    const std::string positional = node.describe();
+    for (size_t at = msg.find(positional); at != std::string::npos; at = msg.find(positional, at + 1))
+      msg.replace(at, positional.size(), original.describe());
+    throw UserError(msg);
+  }
+}
+
+// The subgraph's tensors over placeholders for `inputs` (named input0,
+// input1, ... in that order). Nodes are converted under positional output
+// names (op type and position in the subgraph), so equal subgraphs at
+// different places of a model build equal DAGs and share a workload key.
+std::vector<te::Tensor> build_outputs(const Graph& g, const Subgraph& sg) {
+  std::map<std::string, te::Tensor> tensors;
+  for (size_t k = 0; k < sg.inputs.size(); ++k) {
+    const ValueInfo& info = g.info(sg.inputs[k]);
+    tensors[sg.inputs[k]] = te::placeholder("input" + std::to_string(k), te_shape(info.shape), info.dtype);
+  }
+  for (size_t j = 0; j < sg.nodes.size(); ++j) {
+    const Node& original = g.nodes[sg.nodes[j]];
+    std::vector<te::Tensor> ins;
+    for (const std::string& in : original.inputs) {
+      auto it = tensors.find(in);
+      ins.push_back(it == tensors.end() ? nullptr : it->second);
+    }
+    Node node = original;
+    node.name = short_name(node.op_type) + std::to_string(j);
+    for (size_t k = 0; k < node.outputs.size(); ++k) {
+      if (node.outputs[k].empty()) continue;
+      node.outputs[k] = node.name + (node.outputs.size() > 1 ? "_" + std::to_string(k) : "");
+    }
+    std::vector<te::Tensor> outs = convert_with_model_names(node, original, ins, g);
+    for (size_t k = 0; k < original.outputs.size(); ++k) {
+      if (original.outputs[k].empty()) continue;
+      // Converters leave out optional outputs they do not compute.
+      user_check(k < outs.size() && outs[k] != nullptr, original.describe(), ": output ", k, " ('", original.outputs[k],
+                 "') is not supported");
+      tensors[original.outputs[k]] = outs[k];
+    }
+  }
+  std::vector<te::Tensor> result;
+  for (const std::string& o : sg.outputs) {
+    const te::Tensor& t = tensors.at(o);
+    internal_check(t != nullptr, "subgraph ", sg.name, ": no tensor for output '", o, "'");
+    result.push_back(t);
+  }
+  return result;
+}
+
+// Fills the subgraph's inputs, outputs and DAG from its nodes.
+void finish(const Graph& g, const std::vector<int>& group_of_node, int self, Subgraph& sg) {
+  std::set<std::string> produced;
+  for (int i : sg.nodes)
+    for (const std::string& o : g.nodes[i].outputs)
+      if (!o.empty()) produced.insert(o);
+  // Candidate inputs in order of first use; the DAG decides which of them
+  // are data (a Reshape's shape, say, is read at compile time only).
+  std::vector<std::string> used;
+  for (int i : sg.nodes)
+    for (const std::string& in : g.nodes[i].inputs)
+      if (!in.empty() && !produced.count(in) && std::find(used.begin(), used.end(), in) == used.end())
+        used.push_back(in);
+  for (int i : sg.nodes) {
+    for (const std::string& o : g.nodes[i].outputs) {
+      if (o.empty()) continue;
+      bool outside = std::find(g.outputs.begin(), g.outputs.end(), o) != g.outputs.end();
+      for (int c : g.consumers(o)) outside = outside || group_of_node[c] != self;
+      if (outside) sg.outputs.push_back(o);
+    }
+  }
+  internal_check(!sg.outputs.empty(), "subgraph ", sg.name, " has no output");
+  sg.inputs = used;
+  std::vector<te::Tensor> outs = build_outputs(g, sg);
+  te::ComputeDAG first(outs);
+  // Keep the inputs the DAG reads, in its placeholder order, and rebuild so
+  // that the placeholder names follow that order too.
+  std::vector<std::string> ordered;
+  for (const te::Tensor& ph : first.placeholders()) {
+    std::string name = ph->name;
+    internal_check(name.rfind("input", 0) == 0, "subgraph ", sg.name, ": stray placeholder '", name, "'");
+    ordered.push_back(used.at(std::stoul(name.substr(5))));
+  }
+  if (ordered == used) {
+    sg.dag = std::make_shared<const te::ComputeDAG>(std::move(first));
+    return;
+  }
+  sg.inputs = ordered;
+  sg.dag = std::make_shared<const te::ComputeDAG>(build_outputs(g, sg));
+}
+
+}  // namespace
+
+std::vector<Subgraph> partition(const Graph& g) {
+  std::vector<Group> groups = Partitioner(g).run();
+  std::vector<int> group_of_node(g.nodes.size(), -1);
+  for (size_t k = 0; k < groups.size(); ++k)
+    for (int i : groups[k].nodes) group_of_node[i] = static_cast<int>(k);
+  std::vector<Subgraph> result;
+  for (size_t k = 0; k < groups.size(); ++k) {
+    Subgraph sg;
+    sg.nodes = groups[k].nodes;
+    sg.name = subgraph_name(g, sg.nodes, k);
+    finish(g, group_of_node, static_cast<int>(k), sg);
+    result.push_back(std::move(sg));
+  }
+  return result;
+}
+
+}  // namespace tunectl::graph

@@ -3,6 +3,21 @@
 // elementwise and injective ops that fuse into it (bias, activation, residual
 // add, ...), and lowers each to one ComputeDAG through the converters. Chains
 // of elementwise/injective ops with no anchor form subgraphs of their own.
+//
+// The fusion rule, applied to the nodes in topological order: an anchor
+// always starts a new subgraph; an elementwise or injective node joins the
+// subgraph that produces its first input which (a) no other node reads and
+// (b) is not a graph output, unless that would make two subgraphs read each
+// other's values; otherwise it starts a subgraph of its own. So consumers
+// fuse into their producer (conv -> bias add -> relu -> residual add whose
+// other operand comes from elsewhere), a value read twice is never computed
+// twice, and producers are not fused into a following anchor (TVM fuses
+// injective producers such as a pad into a conv; ops/ already folds the
+// padding into conv2d, and the remaining cases stay separate kernels).
+// Subgraphs come out in an order in which each runs after those it reads.
+// Each DAG names its placeholders input0, input1, ... and its tensors by op
+// type and position inside the subgraph, never by ONNX value names, so that
+// equal subgraphs at different places of a model share a workload key.
 #pragma once
 
 #include <memory>

@@ -1,0 +1,33 @@
+// What `tunectl run` and `tunectl bench MODEL` share: an ONNX file through
+// import, graph passes and partitioning into a ready graph::Executor, random
+// inputs for benchmarking, and the per-subgraph time table of --profile.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "graph/executor.h"
+#include "graph/import.h"
+
+namespace tunectl::cmd {
+
+struct LoadedModel {
+  graph::Graph graph;  // simplified; the executor holds its own copy
+  size_t num_subgraphs = 0;
+  graph::Executor executor;
+};
+
+LoadedModel load_model(const std::string& path, const graph::ImportOptions& import_options,
+                       const graph::ExecutorOptions& executor_options);
+
+// Seeded uniform values in [-1, 1) (integers and bools: 0 and 1) for every graph input.
+std::map<std::string, runtime::NDArray> random_model_inputs(const graph::Graph& g, uint64_t seed);
+
+// "[1x3x224x224]".
+std::string shape_string(const std::vector<int64_t>& shape);
+
+// One row per subgraph (name, ms, share of the total) and the total.
+void print_profile(const std::vector<graph::SubgraphTime>& times);
+
+}  // namespace tunectl::cmd

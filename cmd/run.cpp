@@ -1,0 +1,106 @@
+// `tunectl run MODEL.onnx --input NAME=FILE.pb ... --output-dir DIR`: runs a
+// whole model once with one compiled kernel per subgraph (default schedules)
+// and writes every graph output to DIR/<output name>.pb. Inputs come from
+// ONNX TensorProto files or, as NAME=raw:FILE, from bare little-endian data
+// in the dtype and shape the model gives the input.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cmd/model_runner.h"
+#include "cmd/subcommands.h"
+#include "graph/tensor_proto.h"
+#include "ir/error.h"
+
+namespace tunectl::cmd {
+
+namespace {
+
+struct RunOptions {
+  std::string model;
+  std::vector<std::string> inputs;        // NAME=FILE.pb or NAME=raw:FILE
+  std::vector<std::string> input_shapes;  // NAME=1x3x224x224
+  std::string output_dir;
+  bool profile = false;
+};
+
+bool is_graph_input(const graph::Graph& g, const std::string& name) {
+  return std::find(g.inputs.begin(), g.inputs.end(), name) != g.inputs.end();
+}
+
+std::map<std::string, runtime::NDArray> read_inputs(const graph::Graph& g, const std::vector<std::string>& specs) {
+  std::map<std::string, runtime::NDArray> inputs;
+  for (const auto& spec : specs) {
+    const size_t eq = spec.find('=');
+    user_check(eq != std::string::npos && eq > 0 && eq + 1 < spec.size(), "--input '", spec,
+               "': expected NAME=FILE.pb or NAME=raw:FILE");
+    const std::string name = spec.substr(0, eq);
+    const std::string file = spec.substr(eq + 1);
+    user_check(!inputs.count(name), "--input '", name, "' is given twice");
+    if (file.rfind("raw:", 0) == 0) {
+      // A raw file has no shape of its own: it takes the model's.
+      user_check(is_graph_input(g, name), "--input '", name, "': the model has no input of that name");
+      const graph::ValueInfo& info = g.info(name);
+      inputs.emplace(name, graph::read_raw_tensor(file.substr(4), info.dtype, info.shape));
+    } else {
+      inputs.emplace(name, graph::read_tensor_pb(file).value);
+    }
+  }
+  return inputs;
+}
+
+// Output names may hold characters a file name cannot ("/" in TF exports).
+std::string file_name_for(const std::string& value) {
+  std::string s = value;
+  for (char& c : s)
+    if (c == '/' || c == '\\' || c == ':') c = '_';
+  return s + ".pb";
+}
+
+void print_output(const std::string& name, const runtime::NDArray& value) {
+  std::printf("%s %s %s:", name.c_str(), std::string(ir::to_string(value.dtype())).c_str(),
+              shape_string(value.shape()).c_str());
+  const int64_t shown = std::min<int64_t>(value.num_elements(), 6);
+  for (int64_t i = 0; i < shown; ++i) std::printf(" %.6g", value.get(i));
+  if (value.num_elements() > shown) std::printf(" ...");
+  std::printf("\n");
+}
+
+void run_model(const RunOptions& o) {
+  graph::ImportOptions import_options;
+  for (const auto& spec : o.input_shapes) graph::parse_input_shape(spec, import_options);
+  graph::ExecutorOptions executor_options;
+  executor_options.profile = o.profile;
+  LoadedModel m = load_model(o.model, import_options, executor_options);
+  // Read every input before running so that a bad file fails fast.
+  std::map<std::string, runtime::NDArray> inputs = read_inputs(m.graph, o.inputs);
+  std::map<std::string, runtime::NDArray> outputs = m.executor.run(inputs);
+
+  std::error_code ec;
+  std::filesystem::create_directories(o.output_dir, ec);
+  user_check(!ec, "cannot create output directory '", o.output_dir, "': ", ec.message());
+  for (const auto& name : m.graph.outputs) {
+    const runtime::NDArray& value = outputs.at(name);
+    graph::write_tensor_pb((std::filesystem::path(o.output_dir) / file_name_for(name)).string(), name, value);
+    print_output(name, value);
+  }
+  if (o.profile) print_profile(m.executor.profile());
+}
+
+}  // namespace
+
+void register_run(CLI::App& app) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* sub = app.add_subcommand("run", "Run a whole ONNX model with compiled kernels (default schedules)");
+  sub->add_option("model", options->model, "the ONNX model")->required();
+  sub->add_option("--input", options->inputs, "NAME=FILE.pb (ONNX TensorProto) or NAME=raw:FILE; repeatable");
+  sub->add_option("--input-shape", options->input_shapes, "NAME=1x3x224x224: pins symbolic input dimensions");
+  sub->add_option("--output-dir", options->output_dir, "where to write <output name>.pb files")->required();
+  sub->add_flag("--profile", options->profile, "print the time of every subgraph");
+  sub->callback([options] { run_model(*options); });
+}
+
+}  // namespace tunectl::cmd

@@ -1,0 +1,104 @@
+// `tunectl tasks`: what tuning a model would work on. Imports the ONNX file,
+// simplifies and partitions the graph, extracts the tasks and prints them as
+// a table (or JSON): one row per unique subgraph with its shapes, how often
+// the model runs it, and its GFLOP per call.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cmd/subcommands.h"
+#include "graph/import.h"
+#include "graph/partition.h"
+#include "graph/passes.h"
+#include "tasks/extract.h"
+
+namespace tunectl::cmd {
+
+namespace {
+
+struct TasksOptions {
+  std::string model;
+  std::vector<std::string> input_shapes;
+  bool json = false;
+};
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s;
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s.empty() ? "scalar" : s;
+}
+
+std::vector<std::string> shapes_of(const std::vector<te::Tensor>& tensors) {
+  std::vector<std::string> out;
+  for (const te::Tensor& t : tensors) out.push_back(shape_text(t->shape()));
+  return out;
+}
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string s;
+  for (size_t i = 0; i < parts.size(); ++i) s += (i ? ", " : "") + parts[i];
+  return s;
+}
+
+void print_table(const std::vector<tasks::Task>& tasks, size_t subgraphs) {
+  std::printf("%4s  %-32s  %-60s  %6s  %10s  %12s\n", "#", "name", "inputs -> outputs", "weight", "GFLOP/call",
+              "weight*GFLOP");
+  double total = 0;
+  int total_weight = 0;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const tasks::Task& t = tasks[i];
+    std::string shapes = join(shapes_of(t.dag->placeholders())) + " -> " + join(shapes_of(t.dag->outputs()));
+    double gflop = t.flops / 1e9;
+    std::printf("%4zu  %-32s  %-60s  %6d  %10.4f  %12.4f\n", i, t.name.c_str(), shapes.c_str(), t.weight, gflop,
+                gflop * t.weight);
+    total += gflop * t.weight;
+    total_weight += t.weight;
+  }
+  std::printf("total: %zu tasks, %zu subgraphs (sum of weights %d), %.4f GFLOP per model run\n", tasks.size(),
+              subgraphs, total_weight, total);
+}
+
+nlohmann::ordered_json to_json(const std::vector<tasks::Task>& tasks) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const tasks::Task& t = tasks[i];
+    out.push_back({{"index", i},
+                   {"name", t.name},
+                   {"workload_key", t.workload_key},
+                   {"inputs", shapes_of(t.dag->placeholders())},
+                   {"outputs", shapes_of(t.dag->outputs())},
+                   {"weight", t.weight},
+                   {"gflop", t.flops / 1e9},
+                   {"weighted_gflop", t.flops / 1e9 * t.weight}});
+  }
+  return out;
+}
+
+void run_tasks(const TasksOptions& o) {
+  graph::ImportOptions import_options;
+  for (const std::string& spec : o.input_shapes) graph::parse_input_shape(spec, import_options);
+  graph::Graph g = graph::simplify_graph(graph::import_onnx(o.model, import_options));
+  std::vector<graph::Subgraph> subgraphs = graph::partition(g);
+  std::vector<tasks::Task> tasks = tasks::extract_tasks(subgraphs);
+  if (o.json) {
+    std::printf("%s\n", to_json(tasks).dump(2).c_str());
+  } else {
+    print_table(tasks, subgraphs.size());
+  }
+}
+
+}  // namespace
+
+void register_tasks(CLI::App& app) {
+  auto o = std::make_shared<TasksOptions>();
+  CLI::App* sub = app.add_subcommand("tasks", "List the tuning tasks of an ONNX model (unique fused subgraphs)");
+  sub->add_option("model", o->model, "ONNX model file")->required();
+  sub->add_option("--input-shape", o->input_shapes, "Pin an input's shape: name=1x3x224x224 (repeatable)");
+  sub->add_flag("--json", o->json, "Print a JSON array instead of a table");
+  sub->callback([o] { run_tasks(*o); });
+}
+
+}  // namespace tunectl::cmd

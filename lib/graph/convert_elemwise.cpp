@@ -1,0 +1,118 @@
+// Converters of the elementwise ONNX operators: activations, arithmetic
+// with numpy broadcasting, variadic Sum/Max/Min, Clip, Where and Cast.
+#include <limits>
+
+#include "graph/convert_util.h"
+#include "ops/elemwise.h"
+#include "ops/index.h"
+
+namespace tunectl::graph {
+
+namespace {
+
+using Unary = te::Tensor (*)(const te::Tensor&, const std::string&);
+using Binary = te::Tensor (*)(const te::Tensor&, const te::Tensor&, const std::string&);
+
+Converter unary(Unary f) {
+  return [f](const NodeContext& c) { return std::vector<te::Tensor>{f(c.in(0), c.out_name())}; };
+}
+
+Converter binary(Binary f) {
+  return [f](const NodeContext& c) { return std::vector<te::Tensor>{f(c.in(0), c.in(1), c.out_name())}; };
+}
+
+// Sum/Max/Min: a left fold of the binary op over every input.
+Converter variadic(Binary f) {
+  return [f](const NodeContext& c) {
+    c.check(c.num_inputs() >= 1, "needs at least one input");
+    if (c.num_inputs() == 1) return std::vector<te::Tensor>{ops::copy(c.in(0), c.out_name())};
+    te::Tensor acc = c.in(0);
+    for (size_t i = 1; i < c.num_inputs(); ++i) {
+      std::string name = i + 1 == c.num_inputs() ? c.out_name() : c.out_name() + "_" + std::to_string(i);
+      acc = f(acc, c.in(i), name);
+    }
+    return std::vector<te::Tensor>{acc};
+  };
+}
+
+std::vector<te::Tensor> convert_pow(const NodeContext& c) {
+  te::Tensor base = c.in(0), exponent = c.in(1);
+  if (!ir::is_float(base->dtype())) {
+    // Integer powers: computed in double (exact for the results int64 can
+    // hold to 2^53), truncated back to the base's type.
+    std::string n = c.out_name();
+    te::Tensor p = ops::pow(ops::cast(base, ir::DType::Float64, n + "_base"),
+                            ops::cast(exponent, ir::DType::Float64, n + "_exponent"), n + "_pow");
+    return {ops::cast(p, base->dtype(), n)};
+  }
+  // From opset 12 the exponent may have another numeric type than the base.
+  if (exponent->dtype() != base->dtype())
+    exponent = ops::cast(exponent, base->dtype(), c.out_name() + "_exponent");
+  return {ops::pow(base, exponent, c.out_name())};
+}
+
+std::vector<te::Tensor> convert_clip(const NodeContext& c) {
+  const te::Tensor& x = c.in(0);
+  if (c.opset() < 11) {
+    double lo = c.attr_float("min", -std::numeric_limits<double>::infinity());
+    double hi = c.attr_float("max", std::numeric_limits<double>::infinity());
+    return {ops::clip(x, lo, hi, c.out_name())};
+  }
+  // Bounds are inputs (each optional) from opset 11; constants or not, they
+  // are scalars that broadcast.
+  te::Tensor out = x;
+  te::Tensor lo = c.opt(1), hi = c.opt(2);
+  if (lo) out = ops::maximum(out, lo, hi ? c.out_name() + "_min" : c.out_name());
+  if (hi) out = ops::minimum(out, hi, c.out_name());
+  if (!lo && !hi) out = ops::copy(x, c.out_name());
+  return {out};
+}
+
+std::vector<te::Tensor> convert_leaky_relu(const NodeContext& c) {
+  return {ops::leaky_relu(c.in(0), c.attr_float("alpha", 0.01), c.out_name())};
+}
+
+std::vector<te::Tensor> convert_gelu(const NodeContext& c) {
+  std::string approx = c.attr_string("approximate", "none");
+  if (approx == "none") return {ops::gelu(c.in(0), c.out_name())};
+  if (approx == "tanh") return {ops::gelu_tanh(c.in(0), c.out_name())};
+  c.fail("attribute 'approximate' = '", approx, "' is not supported (none or tanh)");
+}
+
+std::vector<te::Tensor> convert_where(const NodeContext& c) {
+  return {ops::where(c.in(0), c.in(1), c.in(2), c.out_name())};
+}
+
+std::vector<te::Tensor> convert_cast(const NodeContext& c) {
+  c.check(c.has_attr("to"), "attribute 'to' is missing");
+  ir::DType to = dtype_from_onnx(c.attr_int("to", 0), c);
+  return {ops::cast(c.in(0), to, c.out_name())};
+}
+
+}  // namespace
+
+void add_elemwise_converters(ConverterTable& t) {
+  t["Relu"] = unary(ops::relu);
+  t["Sigmoid"] = unary(ops::sigmoid);
+  t["Tanh"] = unary(ops::tanh);
+  t["Erf"] = unary(ops::erf);
+  t["Exp"] = unary(ops::exp);
+  t["Sqrt"] = unary(ops::sqrt);
+  t["Neg"] = unary(ops::neg);
+  t["Reciprocal"] = unary(ops::reciprocal);
+  t["Add"] = binary(ops::add);
+  t["Sub"] = binary(ops::sub);
+  t["Mul"] = binary(ops::mul);
+  t["Div"] = binary(ops::div);
+  t["Pow"] = convert_pow;
+  t["Sum"] = variadic(ops::add);
+  t["Max"] = variadic(ops::maximum);
+  t["Min"] = variadic(ops::minimum);
+  t["Clip"] = convert_clip;
+  t["LeakyRelu"] = convert_leaky_relu;
+  t["Gelu"] = convert_gelu;
+  t["Where"] = convert_where;
+  t["Cast"] = convert_cast;
+}
+
+}  // namespace tunectl::graph

@@ -1,0 +1,332 @@
+// Converters of the ONNX anchor operators: convolution (and its transpose),
+// Gemm/MatMul, pooling, normalisations, softmax and reductions. Only 2-D
+// spatial convolution and pooling (4-D NCHW tensors) are supported.
+#include <array>
+
+#include "graph/convert_util.h"
+#include "ops/conv2d.h"
+#include "ops/elemwise.h"
+#include "ops/index.h"
+#include "ops/matmul.h"
+#include "ops/normalization.h"
+#include "ops/pool.h"
+#include "ops/reduce.h"
+#include "ops/transform.h"
+
+namespace tunectl::graph {
+
+namespace {
+
+using ir::Expr;
+using Pair = std::array<int64_t, 2>;
+
+Pair attr_pair(const NodeContext& c, const std::string& name, int64_t fallback) {
+  std::vector<int64_t> v = c.attr_ints(name, {fallback, fallback});
+  c.check(v.size() == 2, "attribute '", name, "' needs 2 values for a 2-D operator, it has ", v.size());
+  return {v[0], v[1]};
+}
+
+void check_2d(const NodeContext& c, const te::Tensor& x) {
+  c.check(x->shape().size() == 4, "only 2-D operators (4-D NCHW input) are supported, input has rank ",
+          x->shape().size());
+}
+
+// Padding [top, left, bottom, right] from pads or auto_pad, for input
+// extents in, effective (dilated) kernel extents and strides.
+std::array<int64_t, 4> resolve_pads(const NodeContext& c, Pair in, Pair kernel, Pair stride) {
+  std::string mode = c.attr_string("auto_pad", "NOTSET");
+  if (mode == "NOTSET") {
+    std::vector<int64_t> p = c.attr_ints("pads", {0, 0, 0, 0});
+    c.check(p.size() == 4, "attribute 'pads' needs 4 values for a 2-D operator, it has ", p.size());
+    return {p[0], p[1], p[2], p[3]};
+  }
+  if (mode == "VALID") return {0, 0, 0, 0};
+  c.check(mode == "SAME_UPPER" || mode == "SAME_LOWER", "attribute 'auto_pad' = '", mode, "' is not supported");
+  std::array<int64_t, 4> p{};
+  for (int d = 0; d < 2; ++d) {
+    int64_t out = (in[d] + stride[d] - 1) / stride[d];
+    int64_t total = std::max<int64_t>(0, (out - 1) * stride[d] + kernel[d] - in[d]);
+    int64_t small = total / 2, large = total - small;
+    p[d] = mode == "SAME_UPPER" ? small : large;
+    p[d + 2] = mode == "SAME_UPPER" ? large : small;
+  }
+  return p;
+}
+
+std::vector<te::Tensor> convert_conv(const NodeContext& c) {
+  const te::Tensor& x = c.in(0);
+  const te::Tensor& w = c.in(1);
+  check_2d(c, x);
+  ops::Conv2dAttrs a;
+  Pair st = attr_pair(c, "strides", 1), dl = attr_pair(c, "dilations", 1);
+  a.stride = st;
+  a.dilation = dl;
+  a.groups = c.attr_int("group", 1);
+  Pair k{w->shape()[2], w->shape()[3]};
+  if (c.has_attr("kernel_shape"))
+    c.check(c.attr_ints("kernel_shape", {}) == std::vector<int64_t>{k[0], k[1]},
+            "attribute 'kernel_shape' disagrees with the weight's shape");
+  a.padding = resolve_pads(c, {x->shape()[2], x->shape()[3]}, {dl[0] * (k[0] - 1) + 1, dl[1] * (k[1] - 1) + 1}, st);
+  te::Tensor b = c.opt(2);
+  te::Tensor out = ops::conv2d_nchw(x, w, a, b ? c.out_name() + "_conv" : c.out_name());
+  if (b) out = ops::bias_add_nchw(out, b, c.out_name());
+  return {out};
+}
+
+// Transposed convolution as a convolution of the stride-dilated, padded input
+// with the flipped, channel-transposed weight.
+std::vector<te::Tensor> convert_conv_transpose(const NodeContext& c) {
+  const te::Tensor& x = c.in(0);
+  const te::Tensor& w = c.in(1);
+  check_2d(c, x);
+  c.check(w->shape().size() == 4, "weight must have rank 4");
+  int64_t groups = c.attr_int("group", 1);
+  Pair st = attr_pair(c, "strides", 1), dl = attr_pair(c, "dilations", 1), op = attr_pair(c, "output_padding", 0);
+  int64_t n = x->shape()[0], ci = x->shape()[1];
+  c.check(w->shape()[0] == ci && ci % groups == 0, "weight has ", w->shape()[0], " input channels for ", ci,
+          " in ", groups, " groups");
+  int64_t kg = w->shape()[1], k = kg * groups, cg = ci / groups;
+  Pair in{x->shape()[2], x->shape()[3]}, ker{w->shape()[2], w->shape()[3]};
+  Pair eff{dl[0] * (ker[0] - 1) + 1, dl[1] * (ker[1] - 1) + 1};
+  std::array<int64_t, 4> pads{};
+  std::string mode = c.attr_string("auto_pad", "NOTSET");
+  if (c.has_attr("output_shape") || mode == "SAME_UPPER" || mode == "SAME_LOWER") {
+    std::vector<int64_t> os = c.attr_ints("output_shape", {in[0] * st[0], in[1] * st[1]});
+    if (os.size() == 4) os = {os[2], os[3]};
+    c.check(os.size() == 2, "attribute 'output_shape' needs 2 spatial values");
+    for (int d = 0; d < 2; ++d) {
+      // As the ONNX spec: floor halves (a negative total extends the end),
+      // the larger half at the end only for SAME_UPPER.
+      int64_t total = st[d] * (in[d] - 1) + op[d] + eff[d] - os[d];
+      int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2);
+      pads[d] = mode == "SAME_UPPER" ? half : total - half;
+      pads[d + 2] = mode == "SAME_UPPER" ? total - half : half;
+    }
+  } else if (mode == "NOTSET") {
+    std::vector<int64_t> p = c.attr_ints("pads", {0, 0, 0, 0});
+    c.check(p.size() == 4, "attribute 'pads' needs 4 values for a 2-D operator, it has ", p.size());
+    pads = {p[0], p[1], p[2], p[3]};
+  } else {
+    c.check(mode == "VALID", "attribute 'auto_pad' = '", mode, "' is not supported");
+  }
+  // Padding of the dilated input: the full transposed convolution trimmed by pads.
+  std::array<int64_t, 4> up{};
+  for (int d = 0; d < 2; ++d) {
+    up[d] = eff[d] - 1 - pads[d];
+    up[d + 2] = eff[d] - 1 - pads[d + 2] + op[d];
+    c.check(up[d] >= 0 && up[d + 2] >= 0, "padding larger than the dilated kernel extent is not supported");
+  }
+  Pair size{(in[0] - 1) * st[0] + 1 + up[0] + up[2], (in[1] - 1) * st[1] + 1 + up[1] + up[3]};
+  te::Tensor dilated = te::compute(
+      c.out_name() + "_dilate", {n, ci, size[0], size[1]},
+      [&](const std::vector<ir::Var>& i) {
+        Expr y = i[2] - up[0], xx = i[3] - up[1];
+        Expr ok = ir::make_and(ir::make_and(y >= 0, y < (in[0] - 1) * st[0] + 1),
+                               ir::make_and(xx >= 0, xx < (in[1] - 1) * st[1] + 1));
+        if (st[0] > 1) ok = ir::make_and(ok, ir::make_eq(y % st[0], Expr(0)));
+        if (st[1] > 1) ok = ir::make_and(ok, ir::make_eq(xx % st[1], Expr(0)));
+        Expr v = te::read(x, {i[0], i[1], st[0] > 1 ? y / st[0] : y, st[1] > 1 ? xx / st[1] : xx});
+        return ir::make_select(ok, v, ir::make_zero(x->dtype()));
+      },
+      "injective", x->dtype());
+  te::Tensor flipped = te::compute(
+      c.out_name() + "_weight", {k, cg, ker[0], ker[1]},
+      [&](const std::vector<ir::Var>& i) {
+        Expr g = i[0] / kg;
+        return te::read(w, {g * cg + i[1], i[0] % kg, Expr(ker[0] - 1) - i[2], Expr(ker[1] - 1) - i[3]});
+      },
+      "injective", w->dtype());
+  ops::Conv2dAttrs a;
+  a.dilation = dl;
+  a.groups = groups;
+  te::Tensor b = c.opt(2);
+  te::Tensor out = ops::conv2d_nchw(dilated, flipped, a, b ? c.out_name() + "_conv" : c.out_name());
+  if (b) out = ops::bias_add_nchw(out, b, c.out_name());
+  return {out};
+}
+
+std::vector<te::Tensor> convert_gemm(const NodeContext& c) {
+  return {ops::gemm(c.in(0), c.in(1), c.opt(2), c.attr_float("alpha", 1.0), c.attr_float("beta", 1.0),
+                    c.attr_int("transA", 0) != 0, c.attr_int("transB", 0) != 0, c.out_name())};
+}
+
+// numpy matmul: 1-D operands gain a unit dimension that the result drops.
+std::vector<te::Tensor> convert_matmul(const NodeContext& c) {
+  te::Tensor a = c.in(0), b = c.in(1);
+  std::vector<int64_t> sa = c.shape(0), sb = c.shape(1);
+  c.check(!sa.empty() && !sb.empty(), "operands must not be scalars");
+  bool vec_a = sa.size() == 1, vec_b = sb.size() == 1;
+  if (vec_a) a = ops::reshape(a, {1, sa[0]}, c.out_name() + "_a");
+  if (vec_b) b = ops::reshape(b, {sb[0], 1}, c.out_name() + "_b");
+  bool plain = a->shape().size() == 2 && b->shape().size() == 2;
+  std::string name = vec_a || vec_b ? c.out_name() + "_mm" : c.out_name();
+  te::Tensor out = plain ? ops::matmul(a, b, false, false, name) : ops::batch_matmul(a, b, false, name);
+  if (!vec_a && !vec_b) return {out};
+  std::vector<int64_t> shape = out->shape();
+  size_t m_axis = shape.size() - 2;
+  if (vec_b) shape.pop_back();
+  if (vec_a) shape.erase(shape.begin() + static_cast<int64_t>(m_axis));
+  return {ops::reshape(out, te_shape(shape), c.out_name())};
+}
+
+ops::Pool2dAttrs pool_attrs(const NodeContext& c, const te::Tensor& x) {
+  check_2d(c, x);
+  c.check(c.has_attr("kernel_shape"), "attribute 'kernel_shape' is missing");
+  ops::Pool2dAttrs a;
+  a.kernel = attr_pair(c, "kernel_shape", 1);
+  a.stride = attr_pair(c, "strides", 1);
+  Pair dl = attr_pair(c, "dilations", 1);
+  c.check(dl == Pair{1, 1}, "attribute 'dilations' other than 1 is not supported");
+  a.ceil_mode = c.attr_int("ceil_mode", 0) != 0;
+  a.padding = resolve_pads(c, {x->shape()[2], x->shape()[3]}, a.kernel, a.stride);
+  return a;
+}
+
+std::vector<te::Tensor> convert_max_pool(const NodeContext& c) {
+  const te::Tensor& x = c.in(0);
+  // storage_order only shapes the Indices output, which is not supported.
+  ops::Pool2dAttrs a = pool_attrs(c, x);
+  return {ops::max_pool2d(x, a, c.out_name())};
+}
+
+std::vector<te::Tensor> convert_avg_pool(const NodeContext& c) {
+  const te::Tensor& x = c.in(0);
+  ops::Pool2dAttrs a = pool_attrs(c, x);
+  a.count_include_pad = c.attr_int("count_include_pad", 0) != 0;
+  return {ops::avg_pool2d(x, a, c.out_name())};
+}
+
+std::vector<int64_t> spatial_axes(const te::Tensor& x) {
+  std::vector<int64_t> axes;
+  for (size_t d = 2; d < x->shape().size(); ++d) axes.push_back(static_cast<int64_t>(d));
+  return axes;
+}
+
+std::vector<te::Tensor> convert_global_avg_pool(const NodeContext& c) {
+  const te::Tensor& x = c.in(0);
+  c.check(x->shape().size() >= 3, "input needs rank at least 3 (N, C, spatial...)");
+  if (x->shape().size() == 4) return {ops::global_avg_pool2d(x, c.out_name())};
+  return {ops::reduce_mean(x, spatial_axes(x), true, c.out_name())};
+}
+
+std::vector<te::Tensor> convert_global_max_pool(const NodeContext& c) {
+  const te::Tensor& x = c.in(0);
+  c.check(x->shape().size() >= 3, "input needs rank at least 3 (N, C, spatial...)");
+  if (x->shape().size() == 4) return {ops::global_max_pool2d(x, c.out_name())};
+  return {ops::reduce_max(x, spatial_axes(x), true, c.out_name())};
+}
+
+std::vector<te::Tensor> convert_softmax(const NodeContext& c) {
+  const te::Tensor& x = c.in(0);
+  const auto& s = x->shape();
+  if (c.opset() >= 13) return {ops::softmax(x, c.attr_int("axis", -1), c.out_name())};
+  // Before opset 13: x as a 2-D matrix split at axis, softmax over each row.
+  int64_t rank = static_cast<int64_t>(s.size());
+  int64_t axis = c.attr_int("axis", 1);
+  c.check(axis >= -rank && axis <= rank, "attribute 'axis' = ", axis, " is out of range for rank ", rank);
+  if (axis < 0) axis += rank;
+  if (axis == rank - 1) return {ops::softmax(x, -1, c.out_name())};
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < rank; ++d) (d < axis ? outer : inner) *= s[d];
+  te::Tensor flat = ops::reshape(x, {outer, inner}, c.out_name() + "_2d");
+  te::Tensor sm = ops::softmax(flat, 1, c.out_name() + "_softmax");
+  return {ops::reshape(sm, s, c.out_name())};
+}
+
+std::vector<te::Tensor> convert_layer_norm(const NodeContext& c) {
+  const te::Tensor& x = c.in(0);
+  const auto& s = x->shape();
+  int64_t axis = c.attr_int("axis", -1);
+  double eps = c.attr_float("epsilon", 1e-5);
+  c.check(c.attr_int("stash_type", 1) == 1, "attribute 'stash_type' other than 1 (float) is not supported");
+  int64_t rank = static_cast<int64_t>(s.size());
+  c.check(axis >= -rank && axis < rank, "attribute 'axis' = ", axis, " is out of range for rank ", rank);
+  if (axis < 0) axis += rank;
+  std::vector<int64_t> inner(s.begin() + axis, s.end());
+  // Scale and bias may broadcast to the normalised shape.
+  auto param = [&](size_t i, const std::string& suffix) -> te::Tensor {
+    te::Tensor p = c.opt(i);
+    if (!p || p->shape() == inner) return p;
+    return ops::broadcast_to(p, inner, c.out_name() + suffix);
+  };
+  std::vector<te::Tensor> outs{ops::layer_norm(x, param(1, "_scale"), param(2, "_bias"), axis, eps, c.out_name())};
+  auto wanted = [&](size_t k) { return k < c.node.outputs.size() && !c.node.outputs[k].empty(); };
+  if (!wanted(1) && !wanted(2)) return outs;
+  // The optional statistics outputs (keepdims shape), computed on their own.
+  std::vector<int64_t> axes;
+  for (int64_t d = axis; d < rank; ++d) axes.push_back(d);
+  te::Tensor mean = ops::reduce_mean(x, axes, true, c.out_name(1));
+  te::Tensor centered = ops::sub(x, mean, c.out_name(2) + "_centered");
+  te::Tensor var = ops::reduce_mean(ops::mul(centered, centered, c.out_name(2) + "_sq"), axes, true,
+                                    c.out_name(2) + "_var");
+  te::Tensor inv = te::compute(
+      c.out_name(2), var->shape(),
+      [&](const std::vector<ir::Var>& i) {
+        Expr v = te::read(var, {i.begin(), i.end()}) + ir::make_const(var->dtype(), eps);
+        return ir::make_const(var->dtype(), 1) / ir::make_call(ir::MathFunc::sqrt, {v});
+      },
+      "elemwise", var->dtype());
+  outs.push_back(mean);
+  outs.push_back(inv);
+  return outs;
+}
+
+using ReduceFn = te::Tensor (*)(const te::Tensor&, const std::vector<int64_t>&, bool, const std::string&);
+
+// Reductions: axes are an attribute until the opset where they become an
+// input (13 for ReduceSum, 18 for the others).
+Converter reduction(ReduceFn f, int64_t axes_input_opset) {
+  return [f, axes_input_opset](const NodeContext& c) {
+    const te::Tensor& x = c.in(0);
+    bool keepdims = c.attr_int("keepdims", 1) != 0;
+    std::vector<int64_t> axes;
+    bool noop = false;
+    if (c.opset() >= axes_input_opset) {
+      if (c.has(1) || (c.node.inputs.size() > 1 && !c.node.inputs[1].empty()))
+        axes = c.const_ints(1, "the reduced axes");
+      noop = c.attr_int("noop_with_empty_axes", 0) != 0;
+    } else {
+      axes = c.attr_ints("axes", {});
+    }
+    if (axes.empty() && noop) return std::vector<te::Tensor>{ops::copy(x, c.out_name())};
+    int64_t rank = static_cast<int64_t>(c.shape(0).size());
+    c.check(rank > 0 || axes.empty(), "cannot reduce axes of a scalar");
+    if (rank == 0) return std::vector<te::Tensor>{ops::copy(x, c.out_name())};
+    return std::vector<te::Tensor>{f(x, axes, keepdims, c.out_name())};
+  };
+}
+
+std::vector<te::Tensor> convert_lrn(const NodeContext& c) {
+  c.check(c.has_attr("size"), "attribute 'size' is missing");
+  return {ops::lrn(c.in(0), c.attr_int("size", 1), c.attr_float("alpha", 1e-4), c.attr_float("beta", 0.75),
+                   c.attr_float("bias", 1.0), c.out_name())};
+}
+
+std::vector<te::Tensor> convert_batch_norm(const NodeContext& c) {
+  c.check(c.attr_int("training_mode", 0) == 0, "attribute 'training_mode' = 1 is not supported (inference only)");
+  c.check(c.attr_int("spatial", 1) == 1, "attribute 'spatial' = 0 is not supported");
+  return {ops::batch_norm(c.in(0), c.in(1), c.in(2), c.in(3), c.in(4), c.attr_float("epsilon", 1e-5),
+                          c.out_name())};
+}
+
+}  // namespace
+
+void add_nn_converters(ConverterTable& t) {
+  t["Conv"] = convert_conv;
+  t["ConvTranspose"] = convert_conv_transpose;
+  t["Gemm"] = convert_gemm;
+  t["MatMul"] = convert_matmul;
+  t["MaxPool"] = convert_max_pool;
+  t["AveragePool"] = convert_avg_pool;
+  t["GlobalAveragePool"] = convert_global_avg_pool;
+  t["GlobalMaxPool"] = convert_global_max_pool;
+  t["Softmax"] = convert_softmax;
+  t["LayerNormalization"] = convert_layer_norm;
+  t["ReduceSum"] = reduction(ops::reduce_sum, 13);
+  t["ReduceMean"] = reduction(ops::reduce_mean, 18);
+  t["ReduceMax"] = reduction(ops::reduce_max, 18);
+  t["LRN"] = convert_lrn;
+  t["BatchNormalization"] = convert_batch_norm;
+}
+
+}  // namespace tunectl::graph

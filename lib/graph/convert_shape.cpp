@@ -1,0 +1,347 @@
+// Converters of the ONNX data-movement operators (reshape, transpose,
+// slicing, gathering, padding, ...) and of the shape operators whose values
+// are known at compile time (Shape, Constant, ConstantOfShape, Range).
+// Shapes, axes, starts, pads and split sizes must be graph constants.
+#include <algorithm>
+#include <cmath>
+
+#include "graph/convert_util.h"
+#include "ops/index.h"
+#include "ops/op_util.h"
+#include "ops/transform.h"
+
+namespace tunectl::graph {
+
+namespace {
+
+int64_t norm_axis(const NodeContext& c, int64_t axis, size_t rank) {
+  int64_t r = static_cast<int64_t>(rank);
+  c.check(axis >= -r && axis < r, "axis ", axis, " is out of range for rank ", r);
+  return axis < 0 ? axis + r : axis;
+}
+
+// x with ONNX shape `shape` (a view: same elements, row-major).
+te::Tensor reshaped(const NodeContext& c, const te::Tensor& x, const std::vector<int64_t>& shape) {
+  for (int64_t d : shape) c.check(d > 0, "zero-sized or negative dimension ", d, " in the result is not supported");
+  return ops::reshape(x, te_shape(shape), c.out_name());
+}
+
+std::vector<te::Tensor> convert_copy(const NodeContext& c) { return {ops::copy(c.in(0), c.out_name())}; }
+
+std::vector<te::Tensor> convert_dropout(const NodeContext& c) {
+  // Inference: the identity. A training_mode input that is true would not be.
+  if (c.opset() >= 12 && c.node.inputs.size() > 2 && !c.node.inputs[2].empty())
+    c.check(c.const_scalar(2, "training_mode") == 0, "input 2 (training_mode) is true; only inference is supported");
+  std::vector<te::Tensor> outs{ops::copy(c.in(0), c.out_name())};
+  if (c.node.outputs.size() > 1 && !c.node.outputs[1].empty())
+    outs.push_back(ops::full(c.in(0)->shape(), ir::DType::Bool, 1, c.out_name(1)));
+  return outs;
+}
+
+std::vector<te::Tensor> convert_flatten(const NodeContext& c) {
+  std::vector<int64_t> s = c.shape(0);
+  int64_t r = static_cast<int64_t>(s.size());
+  int64_t axis = c.attr_int("axis", 1);
+  c.check(axis >= -r && axis <= r, "attribute 'axis' = ", axis, " is out of range for rank ", r);
+  if (axis < 0) axis += r;
+  int64_t outer = ops::product({s.begin(), s.begin() + axis});
+  return {reshaped(c, c.in(0), {outer, ops::product(s) / outer})};
+}
+
+std::vector<te::Tensor> convert_reshape(const NodeContext& c) {
+  std::vector<int64_t> in = c.shape(0);
+  std::vector<int64_t> shape = c.const_ints(1, "the new shape");
+  bool allowzero = c.attr_int("allowzero", 0) != 0;
+  int infer = -1;
+  int64_t known = 1;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 0) {
+      c.check(!allowzero, "a 0 in the new shape with allowzero = 1 makes an empty tensor, which is not supported");
+      c.check(d < in.size(), "0 at axis ", d, " of the new shape is beyond the input's rank ", in.size());
+      shape[d] = in[d];
+    }
+    if (shape[d] == -1) {
+      c.check(infer < 0, "more than one -1 in the new shape");
+      infer = static_cast<int>(d);
+      continue;
+    }
+    c.check(shape[d] > 0, "bad dimension ", shape[d], " in the new shape");
+    known *= shape[d];
+  }
+  int64_t total = ops::product(in);
+  if (infer >= 0) {
+    c.check(total % known == 0, "cannot infer the -1 dimension for ", total, " elements");
+    shape[infer] = total / known;
+  }
+  c.check(ops::product(shape) == total, "the new shape has ", ops::product(shape), " elements, the input has ",
+          total);
+  return {reshaped(c, c.in(0), shape)};
+}
+
+std::vector<te::Tensor> convert_transpose(const NodeContext& c) {
+  size_t rank = c.shape(0).size();
+  std::vector<int64_t> def;
+  for (size_t d = rank; d-- > 0;) def.push_back(static_cast<int64_t>(d));
+  if (rank == 0) return {ops::copy(c.in(0), c.out_name())};
+  return {ops::transpose(c.in(0), c.attr_ints("perm", def), c.out_name())};
+}
+
+std::vector<te::Tensor> convert_concat(const NodeContext& c) {
+  c.check(c.has_attr("axis"), "attribute 'axis' is missing");
+  std::vector<te::Tensor> ins;
+  for (size_t i = 0; i < c.num_inputs(); ++i) ins.push_back(c.in(i));
+  return {ops::concat(ins, c.attr_int("axis", 0), c.out_name())};
+}
+
+std::vector<te::Tensor> convert_split(const NodeContext& c) {
+  const te::Tensor& x = c.in(0);
+  std::vector<int64_t> s = c.shape(0);
+  int64_t axis = norm_axis(c, c.attr_int("axis", 0), s.size());
+  int64_t n = s[axis];
+  size_t parts = c.node.outputs.size();
+  std::vector<int64_t> sizes;
+  if (c.opset() < 13) {
+    sizes = c.attr_ints("split", {});
+  } else if (c.node.inputs.size() > 1 && !c.node.inputs[1].empty()) {
+    sizes = c.const_ints(1, "the split sizes");
+  }
+  if (sizes.empty()) {
+    // Equal parts; from opset 18 num_outputs may leave a smaller last part.
+    if (c.has_attr("num_outputs")) parts = static_cast<size_t>(c.attr_int("num_outputs", 1));
+    int64_t p = static_cast<int64_t>(parts);
+    int64_t each = c.opset() >= 18 ? (n + p - 1) / p : n / p;
+    c.check(c.opset() >= 18 || n % p == 0, "axis extent ", n, " does not split into ", p, " equal parts");
+    for (int64_t k = 0; k < p; ++k) sizes.push_back(std::min(each, n - k * each));
+  }
+  c.check(sizes.size() == parts, sizes.size(), " split sizes for ", parts, " outputs");
+  int64_t total = 0;
+  for (int64_t v : sizes) total += v;
+  c.check(total == n, "split sizes add up to ", total, ", the axis has ", n);
+  std::vector<te::Tensor> outs;
+  int64_t begin = 0;
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    c.check(sizes[k] > 0, "an empty split part is not supported");
+    std::vector<int64_t> begins(s.size(), 0), steps(s.size(), 1), extents = s;
+    begins[axis] = begin;
+    extents[axis] = sizes[k];
+    outs.push_back(ops::strided_slice(x, begins, steps, extents, c.out_name(k)));
+    begin += sizes[k];
+  }
+  return outs;
+}
+
+std::vector<te::Tensor> convert_slice(const NodeContext& c) {
+  std::vector<int64_t> s = c.shape(0);
+  std::vector<int64_t> starts, ends, axes, steps;
+  auto given = [&](size_t i) { return c.node.inputs.size() > i && !c.node.inputs[i].empty(); };
+  if (c.opset() < 10) {
+    starts = c.attr_ints("starts", {});
+    ends = c.attr_ints("ends", {});
+    axes = c.attr_ints("axes", {});
+  } else {
+    starts = c.const_ints(1, "starts");
+    ends = c.const_ints(2, "ends");
+    if (given(3)) axes = c.const_ints(3, "axes");
+    if (given(4)) steps = c.const_ints(4, "steps");
+  }
+  if (axes.empty())
+    for (size_t d = 0; d < starts.size(); ++d) axes.push_back(static_cast<int64_t>(d));
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  c.check(ends.size() == starts.size() && axes.size() == starts.size() && steps.size() == starts.size(),
+          "starts, ends, axes and steps differ in length");
+  size_t rank = s.size();
+  std::vector<int64_t> begins(rank, 0), strides(rank, 1), extents = s;
+  for (size_t k = 0; k < starts.size(); ++k) {
+    int64_t ax = norm_axis(c, axes[k], rank), n = s[ax], step = steps[k];
+    c.check(step != 0, "step 0 on axis ", ax);
+    int64_t b = starts[k], e = ends[k];
+    if (b < 0) b += n;
+    if (e < 0) e = e < -n ? -1 - n : e + n;  // stays below every valid index
+    if (step > 0) {
+      b = std::clamp<int64_t>(b, 0, n);
+      e = std::clamp<int64_t>(e, 0, n);
+    } else {
+      b = std::clamp<int64_t>(b, 0, n - 1);
+      e = std::clamp<int64_t>(e, -1, n - 1);
+    }
+    int64_t span = step > 0 ? e - b : b - e;
+    int64_t mag = step > 0 ? step : -step;
+    int64_t count = span <= 0 ? 0 : (span + mag - 1) / mag;
+    c.check(count > 0, "slice of axis ", ax, " is empty, which is not supported");
+    begins[ax] = b;
+    strides[ax] = step;
+    extents[ax] = count;
+  }
+  return {ops::strided_slice(c.in(0), begins, strides, extents, c.out_name())};
+}
+
+std::vector<te::Tensor> convert_gather(const NodeContext& c) {
+  return {ops::gather(c.in(0), c.in(1), c.attr_int("axis", 0), c.is_scalar(1), c.out_name())};
+}
+
+std::vector<te::Tensor> convert_unsqueeze(const NodeContext& c) {
+  std::vector<int64_t> s = c.shape(0);
+  std::vector<int64_t> axes = c.opset() < 13 ? c.attr_ints("axes", {}) : c.const_ints(1, "the axes");
+  c.check(!axes.empty(), "no axes to insert");
+  size_t rank = s.size() + axes.size();
+  std::vector<bool> inserted(rank, false);
+  for (int64_t a : axes) {
+    int64_t ax = norm_axis(c, a, rank);
+    c.check(!inserted[ax], "axis ", a, " listed twice");
+    inserted[ax] = true;
+  }
+  std::vector<int64_t> shape;
+  for (size_t d = 0, j = 0; d < rank; ++d) shape.push_back(inserted[d] ? 1 : s[j++]);
+  return {reshaped(c, c.in(0), shape)};
+}
+
+std::vector<te::Tensor> convert_squeeze(const NodeContext& c) {
+  std::vector<int64_t> s = c.shape(0);
+  std::vector<int64_t> axes;
+  if (c.opset() < 13) {
+    axes = c.attr_ints("axes", {});
+  } else if (c.node.inputs.size() > 1 && !c.node.inputs[1].empty()) {
+    axes = c.const_ints(1, "the axes");
+  }
+  std::vector<bool> drop(s.size(), axes.empty());
+  if (axes.empty()) {
+    for (size_t d = 0; d < s.size(); ++d) drop[d] = s[d] == 1;
+  }
+  for (int64_t a : axes) {
+    int64_t ax = norm_axis(c, a, s.size());
+    c.check(s[ax] == 1, "axis ", a, " has extent ", s[ax], ", not 1");
+    drop[ax] = true;
+  }
+  std::vector<int64_t> shape;
+  for (size_t d = 0; d < s.size(); ++d)
+    if (!drop[d]) shape.push_back(s[d]);
+  return {reshaped(c, c.in(0), shape)};
+}
+
+std::vector<te::Tensor> convert_pad(const NodeContext& c) {
+  size_t rank = c.shape(0).size();
+  std::string mode = c.attr_string("mode", "constant");
+  std::vector<int64_t> pads;
+  double value = 0.0;
+  std::vector<int64_t> axes;
+  if (c.opset() < 11) {
+    c.check(c.has_attr("pads"), "attribute 'pads' is missing");
+    pads = c.attr_ints("pads", {});
+    value = c.attr_float("value", 0.0);
+  } else {
+    pads = c.const_ints(1, "the pads");
+    if (c.node.inputs.size() > 2 && !c.node.inputs[2].empty()) value = c.const_scalar(2, "the constant value");
+    if (c.node.inputs.size() > 3 && !c.node.inputs[3].empty()) axes = c.const_ints(3, "the padded axes");
+  }
+  if (axes.empty())
+    for (size_t d = 0; d < rank; ++d) axes.push_back(static_cast<int64_t>(d));
+  c.check(pads.size() == 2 * axes.size(), "pads has ", pads.size(), " values for ", axes.size(), " axes");
+  std::vector<int64_t> begins(rank, 0), ends(rank, 0);
+  for (size_t k = 0; k < axes.size(); ++k) {
+    int64_t ax = norm_axis(c, axes[k], rank);
+    begins[ax] = pads[k];
+    ends[ax] = pads[k + axes.size()];
+    c.check(begins[ax] >= 0 && ends[ax] >= 0, "negative pads (cropping) are not supported");
+  }
+  if (mode == "constant") return {ops::pad(c.in(0), begins, ends, value, c.out_name())};
+  c.check(mode == "edge" || mode == "reflect", "attribute 'mode' = '", mode,
+          "' is not supported (constant, edge, reflect)");
+  return {ops::pad_border(c.in(0), begins, ends, mode == "reflect", c.out_name())};
+}
+
+std::vector<te::Tensor> convert_expand(const NodeContext& c) {
+  return {ops::broadcast_to(c.in(0), c.const_ints(1, "the target shape"), c.out_name())};
+}
+
+// A tensor of known values: a small value table.
+te::Tensor known_values(const NodeContext& c, const runtime::NDArray& values) {
+  c.check(values.num_elements() > 0, "an empty tensor is not supported");
+  c.check(values.num_elements() <= ops::kMaxTableElements, "a value of ", values.num_elements(),
+          " elements must be a graph constant (at most ", ops::kMaxTableElements, " can be built as an op)");
+  return ops::value_table(values, c.out_name());
+}
+
+std::vector<te::Tensor> convert_shape(const NodeContext& c) {
+  std::vector<int64_t> s = c.shape(0);
+  int64_t r = static_cast<int64_t>(s.size());
+  int64_t start = c.attr_int("start", 0), end = c.attr_int("end", r);
+  if (start < 0) start += r;
+  if (end < 0) end += r;
+  start = std::clamp<int64_t>(start, 0, r);
+  end = std::clamp<int64_t>(end, 0, r);
+  c.check(end > start, "the shape slice is empty, which is not supported");
+  runtime::NDArray values(ir::DType::Int64, {end - start});
+  for (int64_t d = start; d < end; ++d) values.data<int64_t>()[d - start] = s[d];
+  return {known_values(c, values)};
+}
+
+std::vector<te::Tensor> convert_constant(const NodeContext& c) {
+  if (c.has_attr("value")) return {known_values(c, c.node.attrs.get_tensor(c.node, "value"))};
+  auto one = [&](ir::DType t, std::vector<double> v, bool scalar) {
+    c.check(!v.empty(), "an empty tensor is not supported");
+    runtime::NDArray a(t, scalar ? std::vector<int64_t>{} : std::vector<int64_t>{static_cast<int64_t>(v.size())});
+    for (size_t i = 0; i < v.size(); ++i) a.set(static_cast<int64_t>(i), v[i]);
+    return std::vector<te::Tensor>{known_values(c, a)};
+  };
+  if (c.has_attr("value_float")) return one(ir::DType::Float32, {c.attr_float("value_float", 0)}, true);
+  if (c.has_attr("value_int"))
+    return one(ir::DType::Int64, {static_cast<double>(c.attr_int("value_int", 0))}, true);
+  if (c.has_attr("value_ints")) {
+    std::vector<double> v;
+    for (int64_t x : c.attr_ints("value_ints", {})) v.push_back(static_cast<double>(x));
+    return one(ir::DType::Int64, v, false);
+  }
+  if (c.has_attr("value_floats")) {
+    const auto& vals = c.node.attrs.values.at("value_floats");
+    c.check(std::holds_alternative<std::vector<double>>(vals), "attribute 'value_floats' must be floats");
+    return one(ir::DType::Float32, std::get<std::vector<double>>(vals), false);
+  }
+  c.fail("no supported value attribute (value, value_float, value_int, value_floats, value_ints)");
+}
+
+std::vector<te::Tensor> convert_constant_of_shape(const NodeContext& c) {
+  std::vector<int64_t> shape = c.const_ints(0, "the output shape");
+  for (int64_t d : shape) c.check(d > 0, "dimension ", d, " in the output shape is not supported");
+  ir::DType t = ir::DType::Float32;
+  double v = 0.0;
+  if (c.has_attr("value")) {
+    const runtime::NDArray& a = c.node.attrs.get_tensor(c.node, "value");
+    c.check(a.num_elements() == 1, "attribute 'value' must hold one element");
+    t = a.dtype();
+    v = a.get(0);
+  }
+  return {ops::full(shape, t, v, c.out_name())};
+}
+
+std::vector<te::Tensor> convert_range(const NodeContext& c) {
+  double start = c.const_scalar(0, "start"), limit = c.const_scalar(1, "limit");
+  double delta = c.const_scalar(2, "delta");
+  c.check(delta != 0, "delta is 0");
+  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
+  c.check(n > 0, "the range is empty, which is not supported");
+  return {ops::arange(start, delta, n, c.constant(0, "start").dtype(), c.out_name())};
+}
+
+}  // namespace
+
+void add_shape_converters(ConverterTable& t) {
+  t["Identity"] = convert_copy;
+  t["Dropout"] = convert_dropout;
+  t["Flatten"] = convert_flatten;
+  t["Reshape"] = convert_reshape;
+  t["Transpose"] = convert_transpose;
+  t["Concat"] = convert_concat;
+  t["Split"] = convert_split;
+  t["Slice"] = convert_slice;
+  t["Gather"] = convert_gather;
+  t["Unsqueeze"] = convert_unsqueeze;
+  t["Squeeze"] = convert_squeeze;
+  t["Pad"] = convert_pad;
+  t["Expand"] = convert_expand;
+  t["Shape"] = convert_shape;
+  t["Constant"] = convert_constant;
+  t["ConstantOfShape"] = convert_constant_of_shape;
+  t["Range"] = convert_range;
+}
+
+}  // namespace tunectl::graph

@@ -1,0 +1,140 @@
+#include "graph/onnx_opset_compat.h"
+
+#include <map>
+#include <set>
+#include <string>
+
+#include <onnx/defs/schema.h>
+
+#include "graph/onnx_util.h"
+#include "ir/error.h"
+
+namespace tunectl::graph {
+
+namespace {
+
+// Reductions whose axes moved from an attribute to an optional input in
+// opset 18 (ReduceSum did so in opset 13, which the library knows).
+const std::set<std::string> kReduceAxesInput18 = {"ReduceMean",      "ReduceMax",  "ReduceMin",
+                                                   "ReduceProd",      "ReduceL1",   "ReduceL2",
+                                                   "ReduceLogSum",    "ReduceLogSumExp", "ReduceSumSquare"};
+
+// Constant tensors by value name: initializers and Constant outputs.
+std::map<std::string, onnx::TensorProto> constant_tensors(const onnx::GraphProto& graph) {
+  std::map<std::string, onnx::TensorProto> result;
+  for (const auto& init : graph.initializer()) result[init.name()] = init;
+  for (const auto& node : graph.node()) {
+    if (node.op_type() != "Constant" || node.output_size() != 1) continue;
+    for (const auto& attr : node.attribute()) {
+      onnx::TensorProto t;
+      if (attr.name() == "value" && attr.has_t()) {
+        t = attr.t();
+      } else if (attr.name() == "value_ints") {
+        t.set_data_type(onnx::TensorProto::INT64);
+        t.add_dims(attr.ints_size());
+        *t.mutable_int64_data() = attr.ints();
+      } else if (attr.name() == "value_int") {
+        t.set_data_type(onnx::TensorProto::INT64);
+        t.add_int64_data(attr.i());
+      } else {
+        continue;
+      }
+      result[node.output(0)] = t;
+    }
+  }
+  return result;
+}
+
+void remove_attribute(onnx::NodeProto& node, const std::string& name) {
+  auto* attrs = node.mutable_attribute();
+  for (int i = 0; i < attrs->size(); ++i) {
+    if (attrs->Get(i).name() == name) {
+      attrs->DeleteSubrange(i, 1);
+      return;
+    }
+  }
+}
+
+// ReduceX(data, axes) -> ReduceX(data) {axes}; with no axes and
+// noop_with_empty_axes=1 the node is an identity. False when the axes are not
+// constant, so no opset-17 node expresses it.
+bool downgrade_reduce(onnx::NodeProto& node, int index,
+                      const std::map<std::string, onnx::TensorProto>& constants) {
+  bool has_axes = node.input_size() > 1 && !node.input(1).empty();
+  auto axes_it = has_axes ? constants.find(node.input(1)) : constants.end();
+  if (has_axes && axes_it == constants.end()) return false;
+  bool noop_with_empty_axes = false;
+  for (const auto& attr : node.attribute()) {
+    if (attr.name() == "noop_with_empty_axes") noop_with_empty_axes = attr.i() != 0;
+  }
+  remove_attribute(node, "noop_with_empty_axes");
+  if (has_axes) {
+    runtime::NDArray axes = tensor_from_proto(axes_it->second, "axes of " + describe_onnx_node(node, index));
+    onnx::AttributeProto* attr = node.add_attribute();
+    attr->set_name("axes");
+    attr->set_type(onnx::AttributeProto::INTS);
+    for (int64_t i = 0; i < axes.num_elements(); ++i) attr->add_ints(static_cast<int64_t>(axes.get(i)));
+  } else if (noop_with_empty_axes) {
+    node.set_op_type("Identity");
+    node.clear_attribute();
+  }
+  node.mutable_input()->DeleteSubrange(1, node.input_size() - 1);
+  return true;
+}
+
+constexpr const char* kUnknownShape = "__tunectl_unknown_shape";
+
+// Turns the node into Reshape(data, <a graph input of unknown length>): its
+// output keeps the data's element type, and inference can say nothing about
+// its shape, which is exactly what is known before constant folding.
+void make_opaque(onnx::NodeProto& node, onnx::GraphProto& graph) {
+  std::string data = node.input(0);
+  node.clear_input();
+  node.clear_attribute();
+  node.set_op_type("Reshape");
+  node.add_input(data);
+  node.add_input(kUnknownShape);
+  for (const auto& in : graph.input()) {
+    if (in.name() == kUnknownShape) return;
+  }
+  onnx::ValueInfoProto* in = graph.add_input();
+  in->set_name(kUnknownShape);
+  auto* type = in->mutable_type()->mutable_tensor_type();
+  type->set_elem_type(onnx::TensorProto::INT64);
+  type->mutable_shape()->add_dim();
+}
+
+}  // namespace
+
+int onnx_library_max_opset() {
+  return onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at(onnx::ONNX_DOMAIN).second;
+}
+
+void downgrade_to_library_opset(onnx::ModelProto& model, int opset) {
+  // The checker refuses IR versions newer than its own; the IR additions
+  // since (new element types, ...) concern nothing tunectl accepts.
+  if (model.ir_version() > onnx::IR_VERSION) model.set_ir_version(onnx::IR_VERSION);
+  int library_max = onnx_library_max_opset();
+  if (opset <= library_max) return;
+  internal_check(opset == 18 && library_max == 17, "no rewrite from opset ", opset, " to ", library_max);
+  for (auto& import : *model.mutable_opset_import()) {
+    if (import.domain().empty() || import.domain() == "ai.onnx") import.set_version(library_max);
+  }
+  auto constants = constant_tensors(model.graph());
+  onnx::GraphProto* graph = model.mutable_graph();
+  for (int i = 0; i < graph->node_size(); ++i) {
+    onnx::NodeProto& node = *graph->mutable_node(i);
+    if (kReduceAxesInput18.count(node.op_type())) {
+      // Axes computed at run time: the Graph's value gets shape_known = false.
+      if (!downgrade_reduce(node, i, constants)) make_opaque(node, *graph);
+    } else if (node.op_type() == "Split") {
+      // Without num_outputs, Split-13 divides evenly among the outputs too.
+      remove_attribute(node, "num_outputs");
+    } else if (node.op_type() == "Pad") {
+      user_check(node.input_size() < 4 || node.input(3).empty(), describe_onnx_node(node, i),
+                 ": the axes input of Pad (opset 18) is not supported; give pads for every axis");
+    }
+  }
+}
+
+}  // namespace tunectl::graph

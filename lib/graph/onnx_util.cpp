@@ -1,0 +1,134 @@
+#include "graph/onnx_util.h"
+
+#include <bit>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "ir/error.h"
+
+namespace tunectl::graph {
+
+// ONNX stores raw_data little-endian; NDArray holds host order.
+static_assert(std::endian::native == std::endian::little, "tensor I/O assumes a little-endian host");
+
+namespace {
+
+std::string dims_string(const onnx::TensorProto& proto) {
+  std::ostringstream os;
+  os << "[";
+  for (int i = 0; i < proto.dims_size(); ++i) os << (i ? "," : "") << proto.dims(i);
+  os << "]";
+  return os.str();
+}
+
+// Copies a typed repeated field into the array element by element. Typed,
+// not through double: int64 data such as Slice's INT64_MAX ends must survive.
+template <typename T, typename Field>
+void copy_field(const Field& field, runtime::NDArray& out) {
+  T* p = out.data<T>();
+  for (int64_t i = 0; i < out.num_elements(); ++i) p[i] = static_cast<T>(field.Get(static_cast<int>(i)));
+}
+
+// The element count of the typed field that holds this dtype's data.
+int typed_field_size(const onnx::TensorProto& proto, ir::DType dtype) {
+  switch (dtype) {
+    case ir::DType::Float32: return proto.float_data_size();
+    case ir::DType::Float64: return proto.double_data_size();
+    case ir::DType::Int64: return proto.int64_data_size();
+    case ir::DType::Int32:
+    case ir::DType::Bool: return proto.int32_data_size();
+  }
+  internal_fail("bad dtype");
+}
+
+}  // namespace
+
+std::string read_binary_file(const std::string& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  user_check(in.good(), "cannot open ", what, " '", path, "'");
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  user_check(!in.bad(), "cannot read ", what, " '", path, "'");
+  return std::move(bytes).str();
+}
+
+std::string onnx_node_name(const onnx::NodeProto& node, int index) {
+  return node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
+}
+
+std::string describe_onnx_node(const onnx::NodeProto& node, int index) {
+  return "node '" + onnx_node_name(node, index) + "' (" + node.op_type() + ")";
+}
+
+ir::DType dtype_from_onnx(int32_t elem_type, const std::string& what) {
+  switch (elem_type) {
+    case onnx::TensorProto::FLOAT: return ir::DType::Float32;
+    case onnx::TensorProto::DOUBLE: return ir::DType::Float64;
+    case onnx::TensorProto::INT32: return ir::DType::Int32;
+    case onnx::TensorProto::INT64: return ir::DType::Int64;
+    case onnx::TensorProto::BOOL: return ir::DType::Bool;
+    default: break;
+  }
+  std::string type_name = onnx::TensorProto::DataType_IsValid(elem_type)
+                              ? onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(elem_type))
+                              : "#" + std::to_string(elem_type);
+  user_fail(what, " has element type ", type_name, "; tunectl supports FLOAT, DOUBLE, INT32, INT64 and BOOL");
+}
+
+int32_t dtype_to_onnx(ir::DType dtype) {
+  switch (dtype) {
+    case ir::DType::Float32: return onnx::TensorProto::FLOAT;
+    case ir::DType::Float64: return onnx::TensorProto::DOUBLE;
+    case ir::DType::Int32: return onnx::TensorProto::INT32;
+    case ir::DType::Int64: return onnx::TensorProto::INT64;
+    case ir::DType::Bool: return onnx::TensorProto::BOOL;
+  }
+  internal_fail("bad dtype");
+}
+
+runtime::NDArray tensor_from_proto(const onnx::TensorProto& proto, const std::string& what) {
+  internal_check(proto.data_location() != onnx::TensorProto::EXTERNAL, what, " still refers to external data");
+  ir::DType dtype = dtype_from_onnx(proto.data_type(), what);
+  std::vector<int64_t> shape(proto.dims().begin(), proto.dims().end());
+  for (int64_t d : shape) {
+    user_check(d > 0, what, " has shape ", dims_string(proto),
+               "; tensors with zero-sized or negative dimensions are not supported");
+  }
+  runtime::NDArray out(dtype, shape);
+  if (proto.has_raw_data()) {
+    user_check(proto.raw_data().size() == out.num_bytes(), what, " with shape ", dims_string(proto), " and type ",
+               ir::to_string(dtype), " needs ", out.num_bytes(), " bytes of data, but raw_data has ",
+               proto.raw_data().size());
+    std::memcpy(out.raw(), proto.raw_data().data(), out.num_bytes());
+    if (dtype == ir::DType::Bool) {
+      // Any non-zero byte is true; NDArray's bools are exactly 0 or 1.
+      auto* p = out.data<uint8_t>();
+      for (int64_t i = 0; i < out.num_elements(); ++i) p[i] = p[i] != 0;
+    }
+    return out;
+  }
+  int have = typed_field_size(proto, dtype);
+  user_check(have == out.num_elements(), what, " with shape ", dims_string(proto), " needs ", out.num_elements(),
+             " elements, but its data field has ", have);
+  switch (dtype) {
+    case ir::DType::Float32: copy_field<float>(proto.float_data(), out); break;
+    case ir::DType::Float64: copy_field<double>(proto.double_data(), out); break;
+    case ir::DType::Int64: copy_field<int64_t>(proto.int64_data(), out); break;
+    case ir::DType::Int32: copy_field<int32_t>(proto.int32_data(), out); break;
+    case ir::DType::Bool:
+      for (int64_t i = 0; i < out.num_elements(); ++i) out.data<uint8_t>()[i] = proto.int32_data(static_cast<int>(i)) != 0;
+      break;
+  }
+  return out;
+}
+
+void tensor_to_proto(const runtime::NDArray& value, const std::string& name, onnx::TensorProto* proto) {
+  proto->Clear();
+  proto->set_name(name);
+  proto->set_data_type(dtype_to_onnx(value.dtype()));
+  for (int64_t d : value.shape()) proto->add_dims(d);
+  proto->set_raw_data(value.raw(), value.num_bytes());
+}
+
+}  // namespace tunectl::graph

@@ -1,0 +1,79 @@
+// Whole models end to end: the "light" architectures (ResNet-50, SqueezeNet,
+// VGG-19, AlexNet; weights made by ConstantOfShape and folded on import) and
+// a SqueezeNet with random weights, each run on its input and compared with
+// the expected output. Slow with default (naive) schedules; each prints its
+// time. Also the user errors of running a real model with bad inputs.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdio>
+
+#include "graph/executor.h"
+#include "graph/import.h"
+#include "graph/partition.h"
+#include "graph/passes.h"
+#include "ir/error.h"
+#include "onnx_case.h"
+
+using namespace tunectl;
+using namespace tunectl::conformance;
+using Catch::Matchers::Contains;
+
+namespace {
+
+void check_model(const std::string& folder, const std::string& stem, const Tolerance& tolerance) {
+  const std::string base = onnx_data_dir() + "/" + folder + "/" + stem;
+  const auto start = std::chrono::steady_clock::now();
+  CaseResult r = run_onnx_case(base + ".onnx", {base + "_input_0.pb"}, {base + "_output_0.pb"}, tolerance);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%s: %s in %.1f s (import, compile, one run)\n", stem.c_str(),
+              r.outcome == Outcome::Pass ? "matches" : "FAILS", seconds);
+  INFO(r.message);
+  CHECK(r.outcome == Outcome::Pass);
+}
+
+template <typename F>
+std::string user_error_of(F f) {
+  try {
+    f();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "(no UserError)";
+}
+
+}  // namespace
+
+TEST_CASE("whole model: light SqueezeNet", "[conformance][slow]") {
+  check_model("light", "light_squeezenet", {});
+}
+
+TEST_CASE("whole model: light AlexNet", "[conformance][slow]") {
+  check_model("light", "light_bvlc_alexnet", {});
+}
+
+TEST_CASE("whole model: light ResNet-50", "[conformance][slow]") {
+  check_model("light", "light_resnet50", {});
+}
+
+TEST_CASE("whole model: light VGG-19", "[conformance][slow]") {
+  check_model("light", "light_vgg19", {});
+}
+
+TEST_CASE("whole model: SqueezeNet with random weights", "[conformance][slow]") {
+  // Real-valued weights: the 1000 outputs are sums of thousands of products,
+  // so near-zero outputs need an absolute tolerance for fp32 reassociation.
+  check_model("random", "squeezenet_random", {1e-3, 1e-5});
+}
+
+TEST_CASE("whole model: a missing input or a wrong shape is a user error", "[conformance][error]") {
+  const std::string model = onnx_data_dir() + "/node/test_relu/model.onnx";
+  graph::Graph g = graph::simplify_graph(graph::import_onnx(model));
+  REQUIRE(g.inputs.size() == 1);
+  const std::string input = g.inputs[0];
+  graph::Executor exec(g, graph::partition(g));
+  CHECK_THAT(user_error_of([&] { exec.run({}); }), Contains("missing input '" + input + "'"));
+  runtime::NDArray wrong(ir::DType::Float32, {2, 2});
+  CHECK_THAT(user_error_of([&] { exec.run({{input, wrong}}); }), Contains("input '" + input + "' has shape [2x2]"));
+  CHECK_THAT(user_error_of([&] { exec.run({{input, wrong}, {"nope", wrong}}); }), Contains("unknown input 'nope'"));
+}

@@ -1,0 +1,346 @@
+// The ONNX converters on hand-built graphs, against values computed here:
+// opset-dependent forms, attribute corner cases and error messages.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "convert_test_util.h"
+#include "ir/error.h"
+
+using namespace tunectl;
+using namespace tunectl::graph;
+using namespace tunectl::graph::testing;
+using Shape = std::vector<int64_t>;
+
+namespace {
+
+std::vector<double> values(const runtime::NDArray& a) {
+  std::vector<double> v;
+  for (int64_t i = 0; i < a.num_elements(); ++i) v.push_back(a.get(i));
+  return v;
+}
+
+void check_close(const runtime::NDArray& a, const std::vector<double>& expected) {
+  REQUIRE(a.num_elements() == static_cast<int64_t>(expected.size()));
+  for (size_t i = 0; i < expected.size(); ++i) {
+    INFO("element " << i);
+    CHECK(a.get(static_cast<int64_t>(i)) == Approx(expected[i]).epsilon(1e-5).margin(1e-5));
+  }
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// Direct NCHW convolution with [t, l, b, r] padding.
+std::vector<double> conv_ref(const runtime::NDArray& x, const runtime::NDArray& w, int64_t stride,
+                             std::array<int64_t, 4> pad, int64_t groups) {
+  const Shape& s = x.shape();
+  const Shape& ws = w.shape();
+  int64_t n = s[0], c = s[1], h = s[2], wd = s[3], k = ws[0], r = ws[2], q = ws[3], cg = c / groups;
+  int64_t oh = (h + pad[0] + pad[2] - r) / stride + 1, ow = (wd + pad[1] + pad[3] - q) / stride + 1;
+  std::vector<double> out;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t o = 0; o < k; ++o)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t xx = 0; xx < ow; ++xx) {
+          double acc = 0;
+          int64_t g = o / (k / groups);
+          for (int64_t ci = 0; ci < cg; ++ci)
+            for (int64_t dy = 0; dy < r; ++dy)
+              for (int64_t dx = 0; dx < q; ++dx) {
+                int64_t iy = y * stride + dy - pad[0], ix = xx * stride + dx - pad[1];
+                if (iy < 0 || iy >= h || ix < 0 || ix >= wd) continue;
+                acc += x.get(((b * c + g * cg + ci) * h + iy) * wd + ix) * w.get(((o * cg + ci) * r + dy) * q + dx);
+              }
+          out.push_back(acc);
+        }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Conv with auto_pad SAME_UPPER/SAME_LOWER, strides and groups", "[unit][graph][convert]") {
+  for (std::string mode : {"SAME_UPPER", "SAME_LOWER"}) {
+    INFO(mode);
+    GraphBuilder b(13);
+    runtime::NDArray x = iota({1, 4, 6, 5}, 0.1, -1.0), w = iota({6, 2, 3, 2}, 0.05, -0.7);
+    b.input("x", x);
+    b.constant("w", w);
+    auto out = b.node("Conv", {"x", "w"}, {"y"},
+                      {{"auto_pad", mode}, {"strides", std::vector<int64_t>{2, 2}}, {"group", int64_t{2}}});
+    CHECK(out[0]->shape() == Shape{1, 6, 3, 3});
+    // Total padding 1 on each axis: at the end for SAME_UPPER, the start for SAME_LOWER.
+    std::array<int64_t, 4> pad = mode == "SAME_UPPER" ? std::array<int64_t, 4>{0, 0, 1, 1}
+                                                      : std::array<int64_t, 4>{1, 1, 0, 0};
+    check_close(b.eval("y"), conv_ref(x, w, 2, pad, 2));
+  }
+}
+
+TEST_CASE("ConvTranspose equals the scatter definition", "[unit][graph][convert]") {
+  GraphBuilder b(11);
+  runtime::NDArray x = iota({1, 2, 3, 3}, 0.3, -1.2), w = iota({2, 2, 3, 3}, 0.1, -0.8);  // C=2, K/g=2, g=1
+  b.input("x", x);
+  b.constant("w", w);
+  b.node("ConvTranspose", {"x", "w"}, {"y"},
+         {{"strides", std::vector<int64_t>{2, 2}}, {"pads", std::vector<int64_t>{1, 0, 1, 1}},
+          {"output_padding", std::vector<int64_t>{1, 0}}});
+  // Full output (3-1)*2+3 = 7 per axis (+1 output padding on rows), cropped by pads.
+  int64_t full_h = 8, full_w = 7;
+  std::vector<double> full(2 * full_h * full_w, 0.0);
+  for (int64_t c = 0; c < 2; ++c)
+    for (int64_t k = 0; k < 2; ++k)
+      for (int64_t i = 0; i < 3; ++i)
+        for (int64_t j = 0; j < 3; ++j)
+          for (int64_t r = 0; r < 3; ++r)
+            for (int64_t s = 0; s < 3; ++s)
+              full[(k * full_h + i * 2 + r) * full_w + j * 2 + s] +=
+                  x.get((c * 3 + i) * 3 + j) * w.get(((c * 2 + k) * 3 + r) * 3 + s);
+  std::vector<double> expected;
+  for (int64_t k = 0; k < 2; ++k)
+    for (int64_t y = 1; y < full_h - 1; ++y)
+      for (int64_t xx = 0; xx < full_w - 1; ++xx) expected.push_back(full[(k * full_h + y) * full_w + xx]);
+  CHECK(b.tensor("y")->shape() == Shape{1, 2, 6, 6});
+  check_close(b.eval("y"), expected);
+}
+
+TEST_CASE("MatMul with a 1-D operand and batch broadcasting", "[unit][graph][convert]") {
+  GraphBuilder b(13);
+  runtime::NDArray a = iota({3}, 1.0, 1.0), m = iota({2, 3, 4}, 0.5);
+  b.input("a", a);
+  b.input("m", m);
+  b.node("MatMul", {"a", "m"}, {"y"});
+  CHECK(b.tensor("y")->shape() == Shape{2, 4});
+  std::vector<double> expected;
+  for (int64_t bt = 0; bt < 2; ++bt)
+    for (int64_t n = 0; n < 4; ++n) {
+      double acc = 0;
+      for (int64_t k = 0; k < 3; ++k) acc += a.get(k) * m.get((bt * 3 + k) * 4 + n);
+      expected.push_back(acc);
+    }
+  check_close(b.eval("y"), expected);
+}
+
+TEST_CASE("Softmax coerces to 2-D before opset 13 and uses one axis after", "[unit][graph][convert]") {
+  runtime::NDArray x = iota({2, 2, 3}, 0.25, -0.5);
+  auto softmax_groups = [&](int64_t group) {
+    std::vector<double> out;
+    for (int64_t g = 0; g < x.num_elements() / group; ++g) {
+      double sum = 0;
+      for (int64_t i = 0; i < group; ++i) sum += std::exp(x.get(g * group + i));
+      for (int64_t i = 0; i < group; ++i) out.push_back(std::exp(x.get(g * group + i)) / sum);
+    }
+    return out;
+  };
+  GraphBuilder old(11);
+  old.input("x", x);
+  old.node("Softmax", {"x"}, {"y"}, {{"axis", int64_t{1}}});
+  check_close(old.eval("y"), softmax_groups(6));  // rows of 2*3 elements
+  GraphBuilder now(13);
+  now.input("x", x);
+  now.node("Softmax", {"x"}, {"y"}, {{"axis", int64_t{2}}});
+  check_close(now.eval("y"), softmax_groups(3));
+}
+
+TEST_CASE("Slice with negative steps, clamping and opset forms", "[unit][graph][convert]") {
+  runtime::NDArray x = iota({4, 5});
+  GraphBuilder b(13);
+  b.input("x", x);
+  b.constant("starts", ints({-1, 100}));
+  b.constant("ends", ints({INT64_MIN, 0}));
+  b.constant("axes", ints({1, 0}));
+  b.constant("steps", ints({-2, -3}));
+  b.node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"y"});
+  // Rows 3, 0; columns 4, 2, 0.
+  CHECK(b.tensor("y")->shape() == Shape{1, 3});
+  check_close(b.eval("y"), {19, 17, 15});
+  GraphBuilder old(9);
+  old.input("x", x);
+  old.node("Slice", {"x"}, {"y"},
+           {{"starts", std::vector<int64_t>{1}}, {"ends", std::vector<int64_t>{-1}}, {"axes", std::vector<int64_t>{1}}});
+  CHECK(old.tensor("y")->shape() == Shape{4, 3});
+  check_close(old.eval("y"), {1, 2, 3, 6, 7, 8, 11, 12, 13, 16, 17, 18});
+}
+
+TEST_CASE("Gather with a negative scalar index drops the axis", "[unit][graph][convert]") {
+  GraphBuilder b(13);
+  b.input("x", iota({3, 4}));
+  runtime::NDArray idx(ir::DType::Int64, {});
+  idx.data<int64_t>()[0] = -1;
+  b.input("i", idx);
+  b.node("Gather", {"x", "i"}, {"y"}, {{"axis", int64_t{1}}});
+  CHECK(b.tensor("y")->shape() == Shape{3});
+  check_close(b.eval("y"), {3, 7, 11});
+  b.input("j", ints({2, -3}));
+  b.node("Gather", {"x", "j"}, {"z"});
+  CHECK(b.tensor("z")->shape() == Shape{2, 4});
+  check_close(b.eval("z"), {8, 9, 10, 11, 0, 1, 2, 3});
+}
+
+TEST_CASE("Reshape, Squeeze and Unsqueeze across opsets; scalars are shape [1]", "[unit][graph][convert]") {
+  GraphBuilder b(13);
+  b.input("x", iota({2, 3, 4}));
+  b.constant("shape", ints({0, -1}));
+  b.node("Reshape", {"x", "shape"}, {"r"});
+  CHECK(b.tensor("r")->shape() == Shape{2, 12});
+  b.input("one", iota({1, 1}, 1.0, 5.0));
+  b.node("Squeeze", {"one"}, {"s"});
+  CHECK(b.tensor("s")->shape() == Shape{1});  // rank 0 in ONNX
+  b.constant("axes", ints({0, -1}));
+  b.graph.values["s"] = ValueInfo{ir::DType::Float32, {}};
+  b.node("Unsqueeze", {"s", "axes"}, {"u"});
+  CHECK(b.tensor("u")->shape() == Shape{1, 1});
+  check_close(b.eval("u"), {5});
+  GraphBuilder old(11);
+  old.input("x", iota({3, 2}));
+  old.node("Unsqueeze", {"x"}, {"u"}, {{"axes", std::vector<int64_t>{1, -1}}});
+  CHECK(old.tensor("u")->shape() == Shape{3, 1, 2, 1});
+}
+
+TEST_CASE("Split sizes from attribute, input or num_outputs", "[unit][graph][convert]") {
+  GraphBuilder old(11);
+  old.input("x", iota({2, 5}));
+  old.node("Split", {"x"}, {"a", "b"}, {{"axis", int64_t{1}}, {"split", std::vector<int64_t>{2, 3}}});
+  check_close(old.eval("b"), {2, 3, 4, 7, 8, 9});
+  GraphBuilder mid(13);
+  mid.input("x", iota({2, 5}));
+  mid.constant("sizes", ints({4, 1}));
+  mid.node("Split", {"x", "sizes"}, {"a", "b"}, {{"axis", int64_t{-1}}});
+  check_close(mid.eval("b"), {4, 9});
+  GraphBuilder now(18);
+  now.input("x", iota({5}));
+  now.node("Split", {"x"}, {"a", "b"}, {{"num_outputs", int64_t{2}}});
+  check_close(now.eval("a"), {0, 1, 2});
+  check_close(now.eval("b"), {3, 4});
+}
+
+TEST_CASE("Clip bounds: attributes before opset 11, inputs after", "[unit][graph][convert]") {
+  GraphBuilder old(6);
+  old.input("x", iota({5}, 1.0, -2.0));
+  old.node("Clip", {"x"}, {"y"}, {{"min", -1.0}, {"max", 1.5}});
+  check_close(old.eval("y"), {-1, -1, 0, 1, 1.5});
+  GraphBuilder now(13);
+  now.input("x", iota({5}, 1.0, -2.0));
+  now.constant("hi", array(ir::DType::Float32, {}, {0.5}));
+  now.node("Clip", {"x", "", "hi"}, {"y"});
+  check_close(now.eval("y"), {-2, -1, 0, 0.5, 0.5});
+}
+
+TEST_CASE("Reductions: axes attribute or input, keepdims, noop_with_empty_axes", "[unit][graph][convert]") {
+  GraphBuilder b(13);
+  b.input("x", iota({2, 3}));
+  b.constant("axes", ints({-1}));
+  b.node("ReduceSum", {"x", "axes"}, {"s"}, {{"keepdims", int64_t{0}}});
+  CHECK(b.tensor("s")->shape() == Shape{2});
+  check_close(b.eval("s"), {3, 12});
+  b.node("ReduceSum", {"x"}, {"n"}, {{"noop_with_empty_axes", int64_t{1}}});
+  check_close(b.eval("n"), values(b.eval("x")));
+  b.node("ReduceMean", {"x"}, {"m"}, {{"axes", std::vector<int64_t>{0}}});
+  CHECK(b.tensor("m")->shape() == Shape{1, 3});
+  check_close(b.eval("m"), {1.5, 2.5, 3.5});
+  b.node("ReduceMax", {"x"}, {"all"}, {{"keepdims", int64_t{0}}});
+  check_close(b.eval("all"), {5});
+}
+
+TEST_CASE("Pad modes, Where, Cast, Shape, Range, ConstantOfShape, Expand", "[unit][graph][convert]") {
+  GraphBuilder b(15);
+  b.input("x", iota({3}, 1.0, 1.0));  // 1 2 3
+  b.constant("pads", ints({2, 1}));
+  b.node("Pad", {"x", "pads"}, {"edge"}, {{"mode", std::string("edge")}});
+  check_close(b.eval("edge"), {1, 1, 1, 2, 3, 3});
+  b.node("Pad", {"x", "pads"}, {"reflect"}, {{"mode", std::string("reflect")}});
+  check_close(b.eval("reflect"), {3, 2, 1, 2, 3, 2});
+  b.constant("v", array(ir::DType::Float32, {}, {-4}));
+  b.node("Pad", {"x", "pads", "v"}, {"constant"});
+  check_close(b.eval("constant"), {-4, -4, 1, 2, 3, -4});
+  b.node("Cast", {"x"}, {"as_int"}, {{"to", int64_t{7}}});
+  CHECK(b.tensor("as_int")->dtype() == ir::DType::Int64);
+  b.input("c", array(ir::DType::Bool, {3}, {1, 0, 1}));
+  b.input("z", array(ir::DType::Float32, {}, {9}));
+  b.node("Where", {"c", "x", "z"}, {"w"});
+  check_close(b.eval("w"), {1, 9, 3});
+  b.input("m", iota({2, 3, 4}));
+  b.node("Shape", {"m"}, {"shape"}, {{"start", int64_t{-2}}});
+  CHECK(b.tensor("shape")->dtype() == ir::DType::Int64);
+  check_close(b.eval("shape"), {3, 4});
+  b.constant("start", array(ir::DType::Int64, {}, {10}));
+  b.constant("limit", array(ir::DType::Int64, {}, {3}));
+  b.constant("delta", array(ir::DType::Int64, {}, {-3}));
+  b.node("Range", {"start", "limit", "delta"}, {"range"});
+  check_close(b.eval("range"), {10, 7, 4});
+  b.constant("dims", ints({2, 2}));
+  b.node("ConstantOfShape", {"dims"}, {"fill"}, {{"value", array(ir::DType::Int32, {1}, {7})}});
+  CHECK(b.tensor("fill")->dtype() == ir::DType::Int32);
+  check_close(b.eval("fill"), {7, 7, 7, 7});
+  b.constant("to", ints({2, 1}));
+  b.node("Expand", {"x", "to"}, {"e"});
+  check_close(b.eval("e"), {1, 2, 3, 1, 2, 3});
+}
+
+TEST_CASE("BatchNormalization, LRN and LayerNormalization with statistics", "[unit][graph][convert]") {
+  GraphBuilder b(17);
+  runtime::NDArray x = iota({1, 3, 1, 2}, 0.5, -1);
+  b.input("x", x);
+  b.constant("scale", array(ir::DType::Float32, {3}, {1, 2, 3}));
+  b.constant("bias", array(ir::DType::Float32, {3}, {0, 1, 0}));
+  b.constant("mean", array(ir::DType::Float32, {3}, {0, 0.5, 1}));
+  b.constant("var", array(ir::DType::Float32, {3}, {1, 4, 0.25}));
+  b.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"bn"}, {{"epsilon", 0.0}});
+  check_close(b.eval("bn"), {-1, -0.5, 0.5, 1, 0, 3});
+  b.node("LRN", {"x"}, {"lrn"}, {{"size", int64_t{2}}, {"alpha", 0.5}, {"beta", 1.0}, {"bias", 2.0}});
+  // Channel c sums c and c+1: x = [-1 -0.5 | 0 0.5 | 1 1.5].
+  auto lrn = [](double v, double sq) { return v / (2.0 + 0.25 * sq); };
+  check_close(b.eval("lrn"), {lrn(-1, 1), lrn(-0.5, 0.5), lrn(0, 1), lrn(0.5, 2.5), lrn(1, 1), lrn(1.5, 2.25)});
+  // The scale [2] broadcasts to the normalised shape [3, 1, 2].
+  b.constant("ln_scale", array(ir::DType::Float32, {2}, {2, 0.5}));
+  b.node("LayerNormalization", {"x", "ln_scale"}, {"ln", "ln_mean", "ln_inv"}, {{"axis", int64_t{1}}});
+  CHECK(b.tensor("ln_mean")->shape() == Shape{1, 1, 1, 1});
+  check_close(b.eval("ln_mean"), {0.25});
+  double var = (1.5625 + 0.5625 + 0.0625 + 0.0625 + 0.5625 + 1.5625) / 6;
+  double inv = 1 / std::sqrt(var + 1e-5);
+  check_close(b.eval("ln_inv"), {inv});
+  std::vector<double> ln;
+  for (int64_t i = 0; i < 6; ++i) ln.push_back((x.get(i) - 0.25) * inv * (i % 2 ? 0.5 : 2));
+  check_close(b.eval("ln"), ln);
+}
+
+TEST_CASE("converter errors name the node, op type and the input or attribute", "[unit][graph][convert][error]") {
+  GraphBuilder b(13);
+  b.input("x", iota({1, 2, 4, 4}));
+  b.input("shape", ints({2, 16}));
+  std::string msg = error_of([&] { b.node("Reshape", {"x", "shape"}, {"y"}); });
+  CHECK(contains(msg, "node 'Reshape_0' (Reshape)"));
+  CHECK(contains(msg, "'shape'"));
+  CHECK(contains(msg, "constant"));
+  b.constant("w", iota({2, 2, 3, 3}));
+  msg = error_of([&] { b.node("Conv", {"x", "w"}, {"c"}, {{"auto_pad", std::string("SAME_MIDDLE")}}); });
+  CHECK(contains(msg, "(Conv)"));
+  CHECK(contains(msg, "'auto_pad'"));
+  CHECK(contains(msg, "SAME_MIDDLE"));
+  b.constant("pads", ints({0, 0, 1, 1, 0, 0, 1, 1}));
+  msg = error_of([&] { b.node("Pad", {"x", "pads"}, {"p"}, {{"mode", std::string("wrap")}}); });
+  CHECK(contains(msg, "(Pad)"));
+  CHECK(contains(msg, "'mode'"));
+  msg = error_of([&] { b.node("Cast", {"x"}, {"h"}, {{"to", int64_t{10}}}); });
+  CHECK(contains(msg, "(Cast)"));
+  CHECK(contains(msg, "data type 10"));
+  msg = error_of([&] { b.node("MaxPool", {"x"}, {"m"}, {{"kernel_shape", std::vector<int64_t>{2, 2}},
+                                                      {"dilations", std::vector<int64_t>{2, 2}}}); });
+  CHECK(contains(msg, "(MaxPool)"));
+  CHECK(contains(msg, "'dilations'"));
+  // An ops/ error is prefixed with the node.
+  b.input("v", iota({3}));
+  msg = error_of([&] { b.node("Add", {"x", "v"}, {"a"}); });
+  CHECK(contains(msg, "node 'Add_"));
+  CHECK(contains(msg, "broadcast"));
+  CHECK_THROWS_AS(op_class(Node{"n", "Loop", {}, {}, {}}), UserError);
+  CHECK(is_supported_op("Conv"));
+  CHECK_FALSE(is_supported_op("Loop"));
+}
