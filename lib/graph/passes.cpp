@@ -53,6 +53,19 @@ bool is_forwarding(const Node& n, const Graph& g) {
 
 }  // namespace
 
+Graph bind_inputs(Graph g, const std::map<std::string, runtime::NDArray>& values) {
+  for (const auto& [name, value] : values) {
+    auto it = std::find(g.inputs.begin(), g.inputs.end(), name);
+    user_check(it != g.inputs.end(), "cannot bind '", name, "': not an input of the model");
+    const ValueInfo& info = g.info(name);
+    user_check(value.dtype() == info.dtype && value.shape() == info.shape, "cannot bind '", name,
+               "': the value does not have the input's dtype and shape");
+    g.constants[name] = value;
+    g.inputs.erase(it);
+  }
+  return g;
+}
+
 Graph remove_identities(Graph g) {
   std::vector<bool> removed(g.nodes.size(), false);
   for (size_t i = 0; i < g.nodes.size(); ++i) {

@@ -7,9 +7,19 @@
 // constants. TUNECTL_DEBUG=1 prints node counts after each pass.
 #pragma once
 
+#include <map>
+#include <string>
+
 #include "graph/graph.h"
 
 namespace tunectl::graph {
+
+// Specializes the graph to known values of some inputs: each becomes a
+// constant and stops being an input, so the passes can fold what depends on
+// it (tunectl compiles static shapes; a model that takes a shape, axes or
+// indices as an input runs once those are fixed). UserError for a name that is
+// not an input or a value of the wrong dtype or shape.
+Graph bind_inputs(Graph g, const std::map<std::string, runtime::NDArray>& values);
 
 Graph remove_identities(Graph g);
 Graph fold_constants(Graph g);

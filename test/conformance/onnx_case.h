@@ -24,7 +24,8 @@ struct CaseResult {
   std::string message;  // why it did not pass
 };
 
-// model: the .onnx file; inputs/outputs: TensorProto files in graph order
+// model: the .onnx file; integer inputs are bound as constants
+// (graph::bind_inputs) before simplification; inputs/outputs: TensorProto files in graph order
 // (a file whose tensor name matches a graph input or output goes there).
 CaseResult run_onnx_case(const std::string& model, const std::vector<std::string>& inputs,
                          const std::vector<std::string>& outputs, const Tolerance& tolerance);
