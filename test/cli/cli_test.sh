@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The command line as a user meets it: exit codes and messages for bad input
+# (0 ok, 1 bad command line, 2 user error), and the happy paths of each
+# subcommand on the shipped model. Usage: cli_test.sh TUNECTL REPO_DIR
+set -u
+tunectl=$1
+repo=$2
+onnx=$repo/../shared/onnx
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+passes=0
+
+# expect CODE PATTERN -- COMMAND...: runs it, checks the exit code and that
+# stdout+stderr contain PATTERN.
+expect() {
+  local code=$1 pattern=$2
+  shift 3
+  local out
+  out=$("$@" 2>&1)
+  local rc=$?
+  if [ "$rc" -ne "$code" ] || ! grep -qF -- "$pattern" <<<"$out"; then
+    echo "FAIL: $* -> exit $rc (want $code), output:"
+    echo "$out" | head -5
+    failures=$((failures + 1))
+  else
+    passes=$((passes + 1))
+  fi
+}
+
+[ -d "$onnx/node" ] || { echo "FAIL: ONNX test data missing at $onnx"; exit 1; }
+model=$repo/models/small_cnn.onnx
+input=$repo/models/small_cnn_input_0.pb
+head -c 1000 "$model" >"$work/truncated.onnx"
+yes garbage | head -c 4096 >"$work/garbage.onnx"
+
+expect 0 "tunectl" -- "$tunectl" --version
+expect 0 "compile" -- "$tunectl" --help
+expect 1 "--bogus" -- "$tunectl" tasks "$model" --bogus
+expect 1 "model is required" -- "$tunectl" tasks
+expect 2 "not a valid ONNX model" -- "$tunectl" tasks "$work/truncated.onnx"
+expect 2 "not a valid ONNX model" -- "$tunectl" tasks "$work/garbage.onnx"
+expect 2 "cannot open" -- "$tunectl" tasks "$work/missing.onnx"
+expect 2 "unsupported operator Acos" -- "$tunectl" tasks "$onnx/node/test_acos/model.onnx"
+expect 2 "missing input 'input'" -- "$tunectl" run "$model" --output-dir "$work/out"
+expect 2 "has shape [3x4x5]" -- "$tunectl" run "$model" \
+  --input "input=$onnx/node/test_relu/test_data_set_0/input_0.pb" --output-dir "$work/out"
+expect 2 "unknown input 'x'" -- "$tunectl" run "$model" --input "x=$input" --output-dir "$work/out"
+expect 2 "split of" -- "$tunectl" compile --op matmul --steps '[["SP",2,0,64,[0],true]]'
+expect 2 "not valid JSON" -- "$tunectl" compile --op matmul --steps '[["SP"'
+
+expect 0 "total: 7 tasks" -- "$tunectl" tasks "$model"
+expect 0 "workload_key" -- "$tunectl" tasks "$model" --json
+expect 0 "output" -- "$tunectl" run "$model" --input "input=$input" --output-dir "$work/out"
+[ -s "$work/out/output.pb" ] && passes=$((passes + 1)) || { echo "FAIL: run wrote no output.pb"; failures=$((failures + 1)); }
+expect 0 "check: output matches the reference" -- "$tunectl" compile --op conv2d --check \
+  --params '{"N":1,"C":8,"H":14,"W":14,"K":16,"R":3,"S":3,"pad":1}' --emit loop
+
+echo "$passes passed, $failures failed"
+[ "$failures" -eq 0 ]
