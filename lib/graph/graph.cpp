@@ -93,4 +93,12 @@ std::vector<int> Graph::consumers(const std::string& value) const {
   return result;
 }
 
+void Graph::remove_nodes(const std::vector<bool>& removed) {
+  internal_check(removed.size() == nodes.size(), "remove_nodes: one flag per node");
+  std::vector<Node> kept;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (!removed[i]) kept.push_back(std::move(nodes[i]));
+  nodes = std::move(kept);
+}
+
 }  // namespace tunectl::graph

@@ -72,6 +72,8 @@ struct Graph {
   int producer(const std::string& value) const;
   // Indices of the nodes reading value.
   std::vector<int> consumers(const std::string& value) const;
+  // Drops the nodes whose flag is set (one flag per node), keeping the order.
+  void remove_nodes(const std::vector<bool>& removed);
 };
 
 }  // namespace tunectl::graph

@@ -111,10 +111,7 @@ Graph fold_batch_norm(Graph g) {
       if (!g.nodes[i].outputs[k].empty()) g.values.erase(g.nodes[i].outputs[k]);
     removed[i] = true;
   }
-  std::vector<Node> kept;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (!removed[i]) kept.push_back(std::move(g.nodes[i]));
-  g.nodes = std::move(kept);
+  g.remove_nodes(removed);
   return g;
 }
 

@@ -139,10 +139,7 @@ Graph fold_constants(Graph g) {
       infer_output_shapes(node, g);
     }
   }
-  std::vector<Node> kept;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (!folded[i]) kept.push_back(std::move(g.nodes[i]));
-  g.nodes = std::move(kept);
+  g.remove_nodes(folded);
   return g;
 }
 

@@ -95,10 +95,7 @@ Graph remove_identities(Graph g) {
       if (!n.outputs[k].empty()) g.values.erase(n.outputs[k]);
     removed[i] = true;
   }
-  std::vector<Node> kept;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (!removed[i]) kept.push_back(std::move(g.nodes[i]));
-  g.nodes = std::move(kept);
+  g.remove_nodes(removed);
   return g;
 }
 
