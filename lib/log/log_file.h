@@ -1,0 +1,48 @@
+// The tuning log on disk: JSON lines, append-only, one Record per line. The
+// writer flushes (and fsyncs) every record as it is measured, so an
+// interrupted tuning run loses nothing it measured; the reader skips a
+// truncated last line with a warning, refuses a corrupt line elsewhere or a
+// newer format version with a message naming the file and line.
+#pragma once
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "log/record.h"
+
+namespace tunectl::log {
+
+class LogWriter {
+ public:
+  // Opens path for appending (creating it and its folder if needed).
+  explicit LogWriter(const std::string& path);
+  ~LogWriter();
+  LogWriter(const LogWriter&) = delete;
+  LogWriter& operator=(const LogWriter&) = delete;
+  void append(const Record& r);
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::FILE* file_ = nullptr;
+};
+
+struct LogContents {
+  std::vector<Record> records;
+  std::vector<std::string> warnings;  // e.g. the truncated last line skipped
+};
+
+// Reads every record of a log file; UserError for a missing file, a corrupt
+// line that is not the last, or an unknown/newer version.
+LogContents read_log(const std::string& path);
+
+// The best valid record of each task (lowest median cost), by workload key.
+std::map<std::string, Record> best_records(const std::vector<Record>& records);
+
+// A stable key for "this program of this task was measured": workload key
+// plus the steps' JSON, so a resumed run never measures a program twice.
+std::string program_key(const std::string& workload_key, const std::vector<schedule::Step>& steps);
+
+}  // namespace tunectl::log

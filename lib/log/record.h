@@ -1,0 +1,74 @@
+// One line of the tuning log: a measured program, self-contained (DESIGN.md
+// "Tuning log"). It carries the task (workload key, readable name, target,
+// the compute definition as JSON so `replay` needs no model), the schedule
+// steps, and the measurement result (costs in seconds, error kind and
+// message, build and run times, a timestamp), plus the format version.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "schedule/steps.h"
+
+namespace tunectl::log {
+
+// The version this build writes; it reads this version and older ones it
+// knows how to upgrade. A newer version is refused with a clear error.
+inline constexpr int kLogVersion = 1;
+
+// Why a measured program has no valid cost (Ansor's error kinds plus a wrong
+// answer against the reference, which can never be "best").
+#define TUNECTL_MEASURE_ERRORS(X)                  \
+  X(None, "none")                                  \
+  X(InstantiationError, "instantiation_error")     \
+  X(CompileHostError, "compile_host_error")        \
+  X(CompileDeviceError, "compile_device_error")    \
+  X(RuntimeError, "runtime_error")                 \
+  X(WrongAnswer, "wrong_answer")                   \
+  X(BuildTimeout, "build_timeout")                 \
+  X(RunTimeout, "run_timeout")                     \
+  X(WorkerCrash, "worker_crash")                   \
+  X(Unknown, "unknown")
+
+enum class MeasureError : uint8_t {
+#define TUNECTL_ERROR_ENUM(name, text) name,
+  TUNECTL_MEASURE_ERRORS(TUNECTL_ERROR_ENUM)
+#undef TUNECTL_ERROR_ENUM
+};
+const char* to_string(MeasureError e);
+MeasureError measure_error_from_string(const std::string& s);  // UserError if unknown
+
+struct TaskInfo {
+  std::string workload_key;
+  std::string name;
+  std::string target;     // e.g. "llvm -mcpu=znver4"
+  nlohmann::json dag;     // te::dag_to_json of the task's DAG
+};
+
+struct MeasureResult {
+  std::vector<double> costs;  // seconds per run of each repeat; empty on error
+  MeasureError error = MeasureError::None;
+  std::string error_message;
+  double build_seconds = 0;
+  double run_seconds = 0;     // wall time the measurement took
+  int64_t timestamp = 0;      // seconds since the epoch when measured
+  bool ok() const { return error == MeasureError::None; }
+  // Median of costs; +infinity on error.
+  double median_cost() const;
+};
+
+struct Record {
+  TaskInfo task;
+  std::vector<schedule::Step> steps;
+  MeasureResult result;
+  int version = kLogVersion;
+};
+
+nlohmann::json record_to_json(const Record& r);
+// UserError naming the field for a malformed record or an unknown version.
+Record record_from_json(const nlohmann::json& j);
+
+}  // namespace tunectl::log

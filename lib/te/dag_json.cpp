@@ -1,0 +1,1 @@
+#include "te/dag_json.h"
