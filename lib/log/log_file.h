@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -16,17 +17,26 @@ namespace tunectl::log {
 
 class LogWriter {
  public:
-  // Opens path for appending (creating it and its folder if needed).
+  // Opens path for appending (creating it and its folder if needed). A
+  // truncated last line left by a killed run is cut off first (or, if it is
+  // complete JSON missing only its newline, ended), so that new records never
+  // continue it; warning() then says so.
   explicit LogWriter(const std::string& path);
   ~LogWriter();
   LogWriter(const LogWriter&) = delete;
   LogWriter& operator=(const LogWriter&) = delete;
+  // Writes one line, flushed and fsynced before returning; safe to call from
+  // several threads. UserError if the write fails (e.g. a full disk).
   void append(const Record& r);
   const std::string& path() const { return path_; }
+  // What opening repaired, or "" when the file ended cleanly.
+  const std::string& warning() const { return warning_; }
 
  private:
   std::string path_;
   std::FILE* file_ = nullptr;
+  std::mutex mutex_;
+  std::string warning_;
 };
 
 struct LogContents {

@@ -3,6 +3,19 @@
 // the compute definition as JSON so `replay` needs no model), the schedule
 // steps, and the measurement result (costs in seconds, error kind and
 // message, build and run times, a timestamp), plus the format version.
+//
+// Format version 1, one JSON object per line (keys are written sorted):
+//   {"result": {"build_s": 0.41, "costs": [1.2e-3, 1.1e-3, 1.3e-3],
+//               "error": "none", "msg": "", "run_s": 0.9, "time": 1718000000},
+//    "steps": [["SP", 2, 0, 512, [8, 16], true], ...],
+//    "task": {"dag": {...}, "key": "9f2c...", "name": "matmul_512",
+//             "target": "llvm -mcpu=znver4"},
+//    "v": 1}
+// "steps" is schedule::steps_to_json; "dag" is te::dag_to_json, kept here as
+// opaque JSON; "error" is a name from TUNECTL_MEASURE_ERRORS; "time" is
+// seconds since the epoch; "costs" are seconds, finite and non-negative, at
+// least one for an ok record and none for an error record. Every field is
+// required; unknown fields are ignored.
 #pragma once
 
 #include <cstdint>
@@ -64,8 +77,12 @@ struct Record {
   TaskInfo task;
   std::vector<schedule::Step> steps;
   MeasureResult result;
-  int version = kLogVersion;
+  int version = kLogVersion;  // the version it was read with; written as kLogVersion
 };
+
+// The format version of a record's JSON ("v"); UserError when it is
+// missing, not an integer, below 1 or newer than kLogVersion.
+int record_version(const nlohmann::json& j);
 
 nlohmann::json record_to_json(const Record& r);
 // UserError naming the field for a malformed record or an unknown version.

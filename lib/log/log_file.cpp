@@ -1,0 +1,183 @@
+#include "log/log_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "ir/error.h"
+
+namespace tunectl::log {
+
+using nlohmann::json;
+
+namespace {
+
+std::string errno_text() { return std::strerror(errno); }
+
+// Offset just past the last '\n' of the file (0 if there is none), found by
+// reading backwards so that a long log is not read whole.
+off_t end_of_last_line(int fd, off_t size, const std::string& path) {
+  char chunk[4096];
+  off_t end = size;
+  while (end > 0) {
+    off_t begin = std::max<off_t>(0, end - static_cast<off_t>(sizeof(chunk)));
+    ssize_t n = ::pread(fd, chunk, end - begin, begin);
+    user_check(n == end - begin, "cannot read tuning log '", path, "': ", errno_text());
+    for (off_t i = n - 1; i >= 0; --i)
+      if (chunk[i] == '\n') return begin + i + 1;
+    end = begin;
+  }
+  return 0;
+}
+
+std::string read_range(int fd, off_t begin, off_t end, const std::string& path) {
+  std::string s(static_cast<size_t>(end - begin), '\0');
+  ssize_t n = ::pread(fd, s.data(), s.size(), begin);
+  user_check(n == static_cast<ssize_t>(s.size()), "cannot read tuning log '", path, "': ", errno_text());
+  return s;
+}
+
+bool is_record_line(const std::string& line) {
+  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return false;
+  try {
+    record_from_json(j);
+    return true;
+  } catch (const UserError&) {
+    return false;
+  }
+}
+
+// nlohmann's message without its "[json.exception.parse_error.101] " tag.
+std::string parse_error_reason(const json::parse_error& e) {
+  std::string what = e.what();
+  size_t tag_end = what.find("] ");
+  return tag_end == std::string::npos ? what : what.substr(tag_end + 2);
+}
+
+// Makes the file end with a newline before anything is appended, so that a
+// new record never continues a fragment; returns a warning if it had to.
+std::string end_cleanly(std::FILE* file, const std::string& path) {
+  int fd = fileno(file);
+  struct stat st;
+  user_check(::fstat(fd, &st) == 0, "cannot stat tuning log '", path, "': ", errno_text());
+  off_t tail = end_of_last_line(fd, st.st_size, path);
+  if (tail == st.st_size) return "";
+  // The file does not end with a newline: a write was cut short (power loss,
+  // full disk) or the last record lacks only its newline.
+  std::string last = read_range(fd, tail, st.st_size, path);
+  if (json::accept(last)) {
+    user_check(std::fputc('\n', file) != EOF && ::fsync(fd) == 0, "cannot write tuning log '", path,
+               "': ", errno_text());
+    return "tuning log '" + path + "' lacked a newline after its last line; added one";
+  }
+  // Cut the fragment off only when the line before it is a record, so that a
+  // file that is not a tuning log (a mistyped --log) is never truncated.
+  bool looks_like_log = false;
+  if (tail > 0) {
+    off_t prev = end_of_last_line(fd, tail - 1, path);
+    looks_like_log = is_record_line(read_range(fd, prev, tail - 1, path));
+  }
+  user_check(looks_like_log, "'", path, "' ends with an incomplete line and does not look like a tuning log; ",
+             "refusing to append to it");
+  user_check(::ftruncate(fd, tail) == 0, "cannot truncate tuning log '", path, "': ", errno_text());
+  return "dropped a truncated last line (" + std::to_string(st.st_size - tail) + " bytes) of tuning log '" + path + "'";
+}
+
+}  // namespace
+
+LogWriter::LogWriter(const std::string& path) : path_(path) {
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    user_check(!ec, "cannot create folder '", parent.string(), "' for tuning log: ", ec.message());
+  }
+  // "e": close-on-exec, so compiler or worker processes do not inherit it.
+  file_ = std::fopen(path.c_str(), "a+e");
+  user_check(file_ != nullptr, "cannot open tuning log '", path, "' for appending: ", errno_text());
+  // Unbuffered: each record leaves in one write(2), so a killed process
+  // leaves whole lines behind.
+  std::setvbuf(file_, nullptr, _IONBF, 0);
+
+  try {
+    warning_ = end_cleanly(file_, path);
+  } catch (...) {
+    std::fclose(file_);
+    throw;
+  }
+}
+
+LogWriter::~LogWriter() {
+  if (file_) std::fclose(file_);
+}
+
+void LogWriter::append(const Record& r) {
+  std::string line = record_to_json(r).dump() + "\n";
+  std::lock_guard<std::mutex> lock(mutex_);
+  bool ok = std::fwrite(line.data(), 1, line.size(), file_) == line.size() && std::fflush(file_) == 0 &&
+            ::fsync(fileno(file_)) == 0;
+  user_check(ok, "cannot write tuning log '", path_, "': ", errno_text());
+}
+
+LogContents read_log(const std::string& path) {
+  user_check(!std::filesystem::is_directory(path), "tuning log '", path, "' is a folder");
+  std::ifstream in(path, std::ios::binary);
+  user_check(in.is_open(), "cannot open tuning log '", path, "': ", errno_text());
+  LogContents contents;
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    // getline sets eof only when the line had no '\n': the file's end.
+    bool terminated = !in.eof();
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    json j;
+    try {
+      j = json::parse(line);
+    } catch (const json::parse_error& e) {
+      if (!terminated) {
+        contents.warnings.push_back("skipped truncated last line " + std::to_string(line_no) + " of " + path);
+        continue;
+      }
+      user_fail(path, ":", line_no, ": corrupt log line: ", parse_error_reason(e));
+    }
+    try {
+      record_version(j);
+    } catch (const UserError& e) {
+      user_fail(path, ":", line_no, ": ", e.what());
+    }
+    try {
+      contents.records.push_back(record_from_json(j));
+    } catch (const UserError& e) {
+      user_fail(path, ":", line_no, ": corrupt log line: ", e.what());
+    }
+  }
+  user_check(!in.bad(), "cannot read tuning log '", path, "': ", errno_text());
+  return contents;
+}
+
+std::map<std::string, Record> best_records(const std::vector<Record>& records) {
+  std::map<std::string, Record> best;
+  for (const Record& r : records) {
+    if (!r.result.ok()) continue;
+    auto it = best.find(r.task.workload_key);
+    // Strictly lower: on a tie the earliest record stays.
+    if (it == best.end())
+      best.emplace(r.task.workload_key, r);
+    else if (r.result.median_cost() < it->second.result.median_cost())
+      it->second = r;
+  }
+  return best;
+}
+
+std::string program_key(const std::string& workload_key, const std::vector<schedule::Step>& steps) {
+  return workload_key + "|" + schedule::steps_to_json(steps).dump();
+}
+
+}  // namespace tunectl::log
