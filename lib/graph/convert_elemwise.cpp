@@ -1,10 +1,12 @@
 // Converters of the elementwise ONNX operators: activations, arithmetic
-// with numpy broadcasting, variadic Sum/Max/Min, Clip, Where and Cast.
+// with numpy broadcasting (opset 6's legacy broadcast attributes included),
+// variadic Sum/Max/Min, Clip, Where and Cast.
 #include <limits>
 
 #include "graph/convert_util.h"
 #include "ops/elemwise.h"
 #include "ops/index.h"
+#include "ops/transform.h"
 
 namespace tunectl::graph {
 
@@ -17,8 +19,43 @@ Converter unary(Unary f) {
   return [f](const NodeContext& c) { return std::vector<te::Tensor>{f(c.in(0), c.out_name())}; };
 }
 
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t d = 0; d < shape.size(); ++d) s += (d ? "," : "") + std::to_string(shape[d]);
+  return s + "]";
+}
+
+// Input 1 of Add/Sub/Mul/Div/Pow, shaped so that numpy broadcasting means
+// what the node's opset says. Before opset 7 there is no implicit
+// broadcasting: with broadcast = 0 the shapes are equal; with broadcast = 1,
+// B broadcasts to A, its dimensions lining up with A's from `axis` (by
+// default at the end), each equal to A's or 1. B reshaped to A's rank with
+// unit dimensions around it broadcasts exactly so.
+te::Tensor rhs_operand(const NodeContext& c) {
+  const te::Tensor& b = c.in(1);
+  if (c.opset() >= 7) return b;
+  std::vector<int64_t> sa = c.shape(0), sb = c.shape(1);
+  int64_t ra = static_cast<int64_t>(sa.size()), rb = static_cast<int64_t>(sb.size());
+  if (c.attr_int("broadcast", 0) == 0) {
+    c.check(sa == sb, "operands of shapes ", shape_text(sa), " and ", shape_text(sb),
+            " differ, and attribute 'broadcast' is not 1 (opset ", c.opset(), " does not broadcast implicitly)");
+    return b;
+  }
+  int64_t axis = c.attr_int("axis", ra - rb);
+  c.check(axis >= 0 && axis + rb <= ra, "attribute 'axis' = ", axis, " does not place B of shape ", shape_text(sb),
+          " within A of shape ", shape_text(sa));
+  std::vector<int64_t> aligned(sa.size(), 1);
+  for (int64_t d = 0; d < rb; ++d) {
+    c.check(sb[d] == sa[axis + d] || sb[d] == 1, "B of shape ", shape_text(sb), " does not broadcast to A of shape ",
+            shape_text(sa), " at attribute 'axis' = ", axis);
+    aligned[axis + d] = sb[d];
+  }
+  if (rb == ra || ra == 0) return b;
+  return ops::reshape(b, aligned, c.out_name() + "_rhs");
+}
+
 Converter binary(Binary f) {
-  return [f](const NodeContext& c) { return std::vector<te::Tensor>{f(c.in(0), c.in(1), c.out_name())}; };
+  return [f](const NodeContext& c) { return std::vector<te::Tensor>{f(c.in(0), rhs_operand(c), c.out_name())}; };
 }
 
 // Sum/Max/Min: a left fold of the binary op over every input.
@@ -36,7 +73,7 @@ Converter variadic(Binary f) {
 }
 
 std::vector<te::Tensor> convert_pow(const NodeContext& c) {
-  te::Tensor base = c.in(0), exponent = c.in(1);
+  te::Tensor base = c.in(0), exponent = rhs_operand(c);
   if (!ir::is_float(base->dtype())) {
     // Integer powers: computed in double (exact for the results int64 can
     // hold to 2^53), truncated back to the base's type.

@@ -146,8 +146,17 @@ std::vector<te::Tensor> convert_conv_transpose(const NodeContext& c) {
 }
 
 std::vector<te::Tensor> convert_gemm(const NodeContext& c) {
-  return {ops::gemm(c.in(0), c.in(1), c.opt(2), c.attr_float("alpha", 1.0), c.attr_float("beta", 1.0),
-                    c.attr_int("transA", 0) != 0, c.attr_int("transB", 0) != 0, c.out_name())};
+  bool trans_a = c.attr_int("transA", 0) != 0, trans_b = c.attr_int("transB", 0) != 0;
+  if (c.opset() < 7 && c.has(2) && c.attr_int("broadcast", 0) == 0) {
+    // Before opset 7, C broadcasts only with broadcast = 1; else it is M x N.
+    const auto &a = c.in(0)->shape(), &b = c.in(1)->shape();
+    c.check(a.size() == 2 && b.size() == 2, "A and B must be matrices");
+    std::vector<int64_t> mn{a[trans_a ? 1 : 0], b[trans_b ? 0 : 1]};
+    c.check(c.shape(2) == mn, "C must have shape ", mn[0], "x", mn[1],
+            " when attribute 'broadcast' is not 1 (opset ", c.opset(), ")");
+  }
+  return {ops::gemm(c.in(0), c.in(1), c.opt(2), c.attr_float("alpha", 1.0), c.attr_float("beta", 1.0), trans_a,
+                    trans_b, c.out_name())};
 }
 
 // numpy matmul: 1-D operands gain a unit dimension that the result drops.

@@ -22,8 +22,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kMinOpset = 7;
-constexpr int kMaxOpset = 18;
+// Opsets 6 to 21: what each supported operator means there is known (see
+// onnx_opset_compat.h and the converters' opset cases).
+constexpr int kMinOpset = 6;
+constexpr int kMaxOpset = 21;
 
 bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
@@ -326,6 +328,7 @@ Graph import_onnx(const std::string& path, const ImportOptions& options) {
   onnx::ModelProto model = parse_model(read_binary_file(path, "model file"), path);
   int opset = default_opset(model, path);
   check_operators(model.graph());
+  check_legacy_opset(model.graph(), opset);
   load_external_data(model, fs::absolute(fs::path(path)).parent_path());
   pin_input_shapes(*model.mutable_graph(), options);
   auto inferred = check_and_infer(model, opset, path);

@@ -45,6 +45,12 @@ std::map<std::string, onnx::TensorProto> constant_tensors(const onnx::GraphProto
   return result;
 }
 
+const onnx::AttributeProto* find_attribute(const onnx::NodeProto& node, const std::string& name) {
+  for (const auto& attr : node.attribute())
+    if (attr.name() == name) return &attr;
+  return nullptr;
+}
+
 void remove_attribute(onnx::NodeProto& node, const std::string& name) {
   auto* attrs = node.mutable_attribute();
   for (int i = 0; i < attrs->size(); ++i) {
@@ -82,6 +88,44 @@ bool downgrade_reduce(onnx::NodeProto& node, int index,
   return true;
 }
 
+// Element types newer than the library (float8 from opset 19, 4-bit
+// integers from opset 21): named here, since its protobuf cannot, and
+// refused before its checker rejects them as invalid.
+std::string newer_type_name(int64_t code) {
+  static const std::map<int64_t, std::string> names = {{17, "FLOAT8E4M3FN"}, {18, "FLOAT8E4M3FNUZ"},
+                                                        {19, "FLOAT8E5M2"},   {20, "FLOAT8E5M2FNUZ"},
+                                                        {21, "UINT4"},        {22, "INT4"}};
+  auto it = names.find(code);
+  return it != names.end() ? it->second : "#" + std::to_string(code);
+}
+
+void check_known_type(int64_t code, const std::string& what) {
+  user_check(code <= onnx::TensorProto::DataType_MAX, what, " has element type ", newer_type_name(code),
+             "; tunectl supports FLOAT, DOUBLE, INT32, INT64 and BOOL");
+}
+
+void check_known_types(const onnx::GraphProto& graph) {
+  auto check_values = [](const auto& values, const std::string& kind) {
+    for (const auto& v : values) {
+      if (v.type().has_tensor_type())
+        check_known_type(v.type().tensor_type().elem_type(), kind + " '" + v.name() + "'");
+    }
+  };
+  check_values(graph.input(), "input");
+  check_values(graph.output(), "output");
+  check_values(graph.value_info(), "value");
+  for (const auto& init : graph.initializer()) check_known_type(init.data_type(), "initializer '" + init.name() + "'");
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto& node = graph.node(i);
+    for (const auto& attr : node.attribute()) {
+      if (node.op_type() == "Cast" && attr.name() == "to")
+        check_known_type(attr.i(), describe_onnx_node(node, i) + ": attribute 'to'");
+      if (attr.has_t())
+        check_known_type(attr.t().data_type(), describe_onnx_node(node, i) + ": attribute '" + attr.name() + "'");
+    }
+  }
+}
+
 constexpr const char* kUnknownShape = "__tunectl_unknown_shape";
 
 // Turns the node into Reshape(data, <a graph input of unknown length>): its
@@ -110,20 +154,37 @@ int onnx_library_max_opset() {
   return onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at(onnx::ONNX_DOMAIN).second;
 }
 
+void check_legacy_opset(const onnx::GraphProto& graph, int opset) {
+  if (opset >= 7) return;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto& node = graph.node(i);
+    if (node.op_type() != "BatchNormalization" && node.op_type() != "Dropout") continue;
+    // Before opset 7, is_test = 0 (the default) selects training: batch
+    // statistics for BatchNormalization, a random mask for Dropout.
+    const onnx::AttributeProto* is_test = find_attribute(node, "is_test");
+    user_check(is_test != nullptr && is_test->i() != 0, describe_onnx_node(node, i), ": attribute 'is_test' = ",
+               is_test ? std::to_string(is_test->i()) : "0 (the default)", " asks opset ", opset,
+               " for training mode; only inference (is_test = 1) is supported");
+  }
+}
+
 void downgrade_to_library_opset(onnx::ModelProto& model, int opset) {
   // The checker refuses IR versions newer than its own; the IR additions
   // since (new element types, ...) concern nothing tunectl accepts.
   if (model.ir_version() > onnx::IR_VERSION) model.set_ir_version(onnx::IR_VERSION);
   int library_max = onnx_library_max_opset();
   if (opset <= library_max) return;
-  internal_check(opset == 18 && library_max == 17, "no rewrite from opset ", opset, " to ", library_max);
+  internal_check(opset >= 18 && opset <= 21 && library_max == 17, "no rewrite from opset ", opset, " to ",
+                 library_max);
   for (auto& import : *model.mutable_opset_import()) {
     if (import.domain().empty() || import.domain() == "ai.onnx") import.set_version(library_max);
   }
+  check_known_types(model.graph());
   auto constants = constant_tensors(model.graph());
   onnx::GraphProto* graph = model.mutable_graph();
   for (int i = 0; i < graph->node_size(); ++i) {
     onnx::NodeProto& node = *graph->mutable_node(i);
+    const std::string what = describe_onnx_node(node, i);
     if (kReduceAxesInput18.count(node.op_type())) {
       // Axes computed at run time: the Graph's value gets shape_known = false.
       if (!downgrade_reduce(node, i, constants)) make_opaque(node, *graph);
@@ -131,8 +192,27 @@ void downgrade_to_library_opset(onnx::ModelProto& model, int opset) {
       // Without num_outputs, Split-13 divides evenly among the outputs too.
       remove_attribute(node, "num_outputs");
     } else if (node.op_type() == "Pad") {
-      user_check(node.input_size() < 4 || node.input(3).empty(), describe_onnx_node(node, i),
+      user_check(node.input_size() < 4 || node.input(3).empty(), what,
                  ": the axes input of Pad (opset 18) is not supported; give pads for every axis");
+      const onnx::AttributeProto* mode = find_attribute(node, "mode");
+      user_check(mode == nullptr || mode->s() != "wrap", what,
+                 ": attribute 'mode' = 'wrap' (opset 19) is not supported (constant, edge, reflect)");
+    } else if (node.op_type() == "AveragePool") {
+      // Opset 19's dilations; all 1 is AveragePool-11's window.
+      if (const onnx::AttributeProto* dilations = find_attribute(node, "dilations")) {
+        for (int64_t d : dilations->ints())
+          user_check(d == 1, what, ": attribute 'dilations' other than 1 (opset 19) is not supported");
+        remove_attribute(node, "dilations");
+      }
+    } else if (node.op_type() == "Cast") {
+      // Opset 19's saturate only concerns casts to float8 types, which
+      // check_known_types refused above: a no-op for every other cast.
+      remove_attribute(node, "saturate");
+    } else if (node.op_type() == "Gelu") {
+      // Gelu (opset 20) keeps its input's type and shape, as Identity does;
+      // the library has no Gelu schema.
+      node.set_op_type("Identity");
+      node.clear_attribute();
     }
   }
 }

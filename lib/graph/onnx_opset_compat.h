@@ -1,14 +1,19 @@
-// Step of graph::import, before ONNX's checker and shape inference: the
-// installed ONNX library (libonnx 1.12) knows opsets up to 17, while tunectl
-// accepts models up to opset 18. For a newer model this rewrites a working
-// copy into the equivalent older form the library understands (opset 18's
-// axes inputs of the Reduce* ops become attributes, Split's num_outputs is
-// dropped, the opset import is lowered), so that checking and inference use
-// the right semantics instead of silently applying opset-17 schemas to
-// opset-18 nodes; a reduction whose axes are computed at run time becomes a
-// node of unknown output shape in the copy. The Graph itself is still built
-// from the original nodes.
-// Internal to lib/graph.
+// Step of graph::import, before ONNX's checker and shape inference: what
+// differs between the opsets tunectl accepts (6 to 21) and what the installed
+// ONNX library (libonnx 1.12, opsets up to 17) understands. Opset 6 models
+// are checked by the library's own opset-6 schemas; what tunectl cannot give
+// their meaning (training-mode is_test = 0) is refused here. For a model
+// newer than the library this rewrites a working copy into the equivalent
+// opset-17 form (opset 18's axes inputs of the Reduce* ops become
+// attributes, Split's num_outputs is dropped, opset 19's Cast saturate and
+// all-1 AveragePool dilations are dropped, opset 20's Gelu becomes a
+// same-shape Identity, the opset import is lowered), so that checking and
+// inference use the right semantics instead of silently applying opset-17
+// schemas to newer nodes; a reduction whose axes are computed at run time
+// becomes a node of unknown output shape in the copy. Newer attributes that
+// change the meaning in a way tunectl does not implement (Pad's wrap mode,
+// AveragePool dilations other than 1) are refused. The Graph itself is still
+// built from the original nodes. Internal to lib/graph.
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -18,10 +23,15 @@ namespace tunectl::graph {
 // The highest opset of the default domain the ONNX library knows.
 int onnx_library_max_opset();
 
-// Rewrites model (default-domain opset `opset`) into the library's newest
-// opset when it is newer; UserError naming the node when a node cannot be
-// expressed there (Pad's axes input). Also lowers an IR version newer than
-// the library's checker accepts.
+// For an opset-6 graph: UserError naming the node when a BatchNormalization
+// or Dropout runs in training mode (is_test = 0, the default then).
+void check_legacy_opset(const onnx::GraphProto& graph, int opset);
+
+// Rewrites model (default-domain opset `opset`, 18 to 21) into the library's
+// newest opset when it is newer; UserError naming the node, op and attribute
+// or input when a node cannot be expressed there or tunectl does not
+// implement it (Pad's axes input and wrap mode, AveragePool dilations other
+// than 1). Also lowers an IR version newer than the library's checker accepts.
 void downgrade_to_library_opset(onnx::ModelProto& model, int opset);
 
 }  // namespace tunectl::graph

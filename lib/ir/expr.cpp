@@ -162,9 +162,11 @@ Expr reduce_identity(ReduceOp op, DType t) {
     case ReduceOp::Prod:
       return make_const(t, 1);
     case ReduceOp::Max:
+      if (t == DType::Bool) return make_bool(false);
       if (is_float(t)) return make_float(-std::numeric_limits<double>::infinity(), t);
       return make_int(t == DType::Int32 ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int64_t>::min(), t);
     case ReduceOp::Min:
+      if (t == DType::Bool) return make_bool(true);
       if (is_float(t)) return make_float(std::numeric_limits<double>::infinity(), t);
       return make_int(t == DType::Int32 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int64_t>::max(), t);
   }

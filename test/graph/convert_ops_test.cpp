@@ -249,6 +249,61 @@ TEST_CASE("Reductions: axes attribute or input, keepdims, noop_with_empty_axes",
   check_close(b.eval("all"), {5});
 }
 
+TEST_CASE("ReduceMax of bools (opset 20) is a logical or", "[unit][graph][convert]") {
+  GraphBuilder b(20);
+  b.input("flags", array(ir::DType::Bool, {2, 3}, {0, 1, 0, 0, 0, 0}));
+  b.constant("axes", ints({1}));
+  b.node("ReduceMax", {"flags", "axes"}, {"any"}, {{"keepdims", int64_t{0}}});
+  CHECK(b.tensor("any")->dtype() == ir::DType::Bool);
+  check_close(b.eval("any"), {1, 0});
+}
+
+TEST_CASE("Opset 6 arithmetic broadcasts only as its broadcast and axis attributes say", "[unit][graph][convert]") {
+  GraphBuilder b(6);
+  runtime::NDArray a = iota({2, 3, 2});
+  b.input("a", a);
+  b.input("mid", array(ir::DType::Float32, {3}, {10, 20, 30}));
+  b.input("tail", array(ir::DType::Float32, {2}, {2, 3}));
+  b.input("unit", array(ir::DType::Float32, {2, 1}, {100, 200}));
+  auto expect = [&](const std::function<double(int64_t, int64_t, int64_t, double)>& f) {
+    std::vector<double> out;
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 3; ++j)
+        for (int64_t k = 0; k < 2; ++k) out.push_back(f(i, j, k, a.get((i * 3 + j) * 2 + k)));
+    return out;
+  };
+  // B of shape [3] lines up with A's axis 1 (numpy would align it at the end).
+  b.node("Add", {"a", "mid"}, {"add"}, {{"broadcast", int64_t{1}}, {"axis", int64_t{1}}});
+  check_close(b.eval("add"), expect([](int64_t, int64_t j, int64_t, double v) { return v + 10.0 * (j + 1); }));
+  // Without axis, B aligns at the end.
+  b.node("Mul", {"a", "tail"}, {"mul"}, {{"broadcast", int64_t{1}}});
+  check_close(b.eval("mul"), expect([](int64_t, int64_t, int64_t k, double v) { return v * (k + 2); }));
+  b.node("Pow", {"a", "tail"}, {"pow"}, {{"broadcast", int64_t{1}}});
+  check_close(b.eval("pow"), expect([](int64_t, int64_t, int64_t k, double v) { return std::pow(v, k + 2); }));
+  // A dimension of 1 in B broadcasts too.
+  b.node("Sub", {"a", "unit"}, {"sub"}, {{"broadcast", int64_t{1}}, {"axis", int64_t{0}}});
+  check_close(b.eval("sub"), expect([](int64_t i, int64_t, int64_t, double v) { return v - 100.0 * (i + 1); }));
+  b.node("Div", {"a", "a"}, {"div"});
+  CHECK(b.tensor("div")->shape() == Shape{2, 3, 2});
+
+  std::string msg = error_of([&] { b.node("Add", {"a", "tail"}, {"e1"}); });
+  CHECK(contains(msg, "node 'Add_5' (Add): operands of shapes [2,3,2] and [2] differ"));
+  CHECK(contains(msg, "'broadcast'"));
+  msg = error_of([&] { b.node("Add", {"a", "mid"}, {"e2"}, {{"broadcast", int64_t{1}}, {"axis", int64_t{3}}}); });
+  CHECK(contains(msg, "(Add): attribute 'axis' = 3 does not place B of shape [3] within A of shape [2,3,2]"));
+  msg = error_of([&] { b.node("Mul", {"a", "tail"}, {"e3"}, {{"broadcast", int64_t{1}}, {"axis", int64_t{1}}}); });
+  CHECK(contains(msg, "(Mul): B of shape [2] does not broadcast to A of shape [2,3,2] at attribute 'axis' = 1"));
+
+  // Gemm: C is M x N unless broadcast = 1.
+  b.input("m", iota({2, 3}));
+  b.input("n", iota({3, 4}));
+  b.input("row", iota({4}));
+  b.node("Gemm", {"m", "n", "row"}, {"gemm"}, {{"broadcast", int64_t{1}}});
+  CHECK(b.tensor("gemm")->shape() == Shape{2, 4});
+  msg = error_of([&] { b.node("Gemm", {"m", "n", "row"}, {"e4"}); });
+  CHECK(contains(msg, "(Gemm): C must have shape 2x4 when attribute 'broadcast' is not 1 (opset 6)"));
+}
+
 TEST_CASE("Pad modes, Where, Cast, Shape, Range, ConstantOfShape, Expand", "[unit][graph][convert]") {
   GraphBuilder b(15);
   b.input("x", iota({3}, 1.0, 1.0));  // 1 2 3

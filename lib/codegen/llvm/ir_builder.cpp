@@ -332,11 +332,12 @@ llvm::Value* Emitter::emit_binary(ExprKind k, const ir::Expr& ea, const ir::Expr
     case ExprKind::FloorDiv: return emit_floordiv(a, b, eb, false);
     case ExprKind::FloorMod: return emit_floordiv(a, b, eb, true);
     // Same operand order as std::min/std::max, so NaN handling matches the
-    // reference evaluator; lowers to vminps/vmaxps.
+    // reference evaluator; lowers to vminps/vmaxps. Bools order false < true,
+    // which on the 1-bit type is the unsigned order.
     case ExprKind::Min:
-      return b_.CreateSelect(fp ? b_.CreateFCmpOLT(b, a) : b_.CreateICmpSLT(b, a), b, a);
+      return b_.CreateSelect(fp ? b_.CreateFCmpOLT(b, a) : boolean ? b_.CreateICmpULT(b, a) : b_.CreateICmpSLT(b, a), b, a);
     case ExprKind::Max:
-      return b_.CreateSelect(fp ? b_.CreateFCmpOLT(a, b) : b_.CreateICmpSLT(a, b), b, a);
+      return b_.CreateSelect(fp ? b_.CreateFCmpOLT(a, b) : boolean ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b), b, a);
     case ExprKind::EQ: return fp ? b_.CreateFCmpOEQ(a, b) : b_.CreateICmpEQ(a, b);
     case ExprKind::NE: return fp ? b_.CreateFCmpUNE(a, b) : b_.CreateICmpNE(a, b);
     case ExprKind::LT: return fp ? b_.CreateFCmpOLT(a, b) : boolean ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b);
