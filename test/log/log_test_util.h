@@ -1,5 +1,5 @@
 // Records for the log tests: tasks built from the ops registry (the "dag"
-// field is opaque to lib/log, so it carries the DAG's canonical text), random
+// field is te::dag_to_json of the DAG, as the tuner writes it), random
 // measurement results of every error kind, a field-by-field comparison and a
 // scratch folder removed at the end of each test.
 #pragma once
@@ -18,6 +18,7 @@
 #include "log/record.h"
 #include "ops/registry.h"
 #include "te/compute_dag.h"
+#include "te/dag_json.h"
 
 namespace tunectl::log::testing {
 
@@ -28,7 +29,7 @@ inline DagPtr op_dag(const std::string& op, const nlohmann::json& params = nlohm
 }
 
 inline TaskInfo task_of(const te::ComputeDAG& dag, const std::string& name) {
-  return TaskInfo{dag.workload_key(), name, "llvm -mcpu=znver4", {{"canonical", dag.canonical_text()}}};
+  return TaskInfo{dag.workload_key(), name, "llvm -mcpu=znver4", te::dag_to_json(dag)};
 }
 
 inline constexpr MeasureError kAllErrors[] = {

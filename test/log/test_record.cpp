@@ -212,3 +212,18 @@ TEST_CASE("workload keys are equal for separately built DAGs of the same op", "[
 
 }  // namespace
 }  // namespace tunectl::log
+
+namespace tunectl::log {
+
+TEST_CASE("a record's DAG rebuilds the task with the record's workload key", "[unit]") {
+  auto dag = testing::op_dag("conv2d");
+  Record r;
+  r.task = testing::task_of(*dag, "conv2d");
+  r.result.costs = {1e-3};
+  Record back = record_from_json(nlohmann::json::parse(record_to_json(r).dump()));
+  te::ComputeDAG rebuilt = te::dag_from_json(back.task.dag);
+  CHECK(rebuilt.workload_key() == back.task.workload_key);
+  CHECK(rebuilt.canonical_text() == dag->canonical_text());
+}
+
+}  // namespace tunectl::log
