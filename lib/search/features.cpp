@@ -1,0 +1,1 @@
+#include "search/features.h"
