@@ -55,6 +55,17 @@ std::vector<runtime::NDArray> poisoned_outputs(const te::ComputeDAG& dag) {
   return outputs;
 }
 
+CheckResult compare_outputs(const te::ComputeDAG& dag, const std::vector<runtime::NDArray>& outputs,
+                            const std::vector<runtime::NDArray>& expected, const Tolerance& tolerance) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string& name = dag.outputs()[i]->name;
+    if (has_nan(expected[i])) return {false, "reference output " + name + " has NaN on these inputs"};
+    runtime::CompareResult cmp = runtime::all_close(outputs[i], expected[i], tolerance.rtol, tolerance.atol);
+    if (!cmp.ok) return {false, "output " + name + ": " + cmp.message};
+  }
+  return {};
+}
+
 std::vector<void*> raw_pointers(const std::vector<runtime::NDArray*>& args) {
   std::vector<void*> raw;
   for (runtime::NDArray* a : args) raw.push_back(a->raw());
@@ -70,13 +81,7 @@ CheckResult check_against_reference(const te::ComputeDAG& dag, const KernelRunne
   for (auto& a : inputs) args.push_back(&a);
   for (auto& a : outputs) args.push_back(&a);
   kernel(args);
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const std::string& name = dag.outputs()[i]->name;
-    if (has_nan(expected[i])) return {false, "reference output " + name + " has NaN on these inputs"};
-    runtime::CompareResult cmp = runtime::all_close(outputs[i], expected[i], tolerance.rtol, tolerance.atol);
-    if (!cmp.ok) return {false, "output " + name + ": " + cmp.message};
-  }
-  return {};
+  return compare_outputs(dag, outputs, expected, tolerance);
 }
 
 }  // namespace tunectl::check

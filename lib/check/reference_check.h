@@ -39,6 +39,12 @@ std::vector<runtime::NDArray> check_inputs(const te::ComputeDAG& dag, uint64_t s
 // Outputs filled with NaN, so an element the kernel never writes shows up.
 std::vector<runtime::NDArray> poisoned_outputs(const te::ComputeDAG& dag);
 
+// Compares a kernel's outputs with reference outputs (computed by
+// te::evaluate on the same inputs); a NaN in the reference fails too, since
+// the check inputs are chosen to keep the reference finite.
+CheckResult compare_outputs(const te::ComputeDAG& dag, const std::vector<runtime::NDArray>& outputs,
+                            const std::vector<runtime::NDArray>& expected, const Tolerance& tolerance = {});
+
 CheckResult check_against_reference(const te::ComputeDAG& dag, const KernelRunner& kernel, uint64_t seed,
                                     const Tolerance& tolerance = {});
 

@@ -1,5 +1,8 @@
 #include "runtime/thread_pool.h"
 
+#include <pthread.h>
+#include <new>
+
 #include <sched.h>
 
 #include <algorithm>
@@ -140,8 +143,23 @@ struct PoolState {
   std::unique_ptr<Pool> pool;
 };
 
+PoolState& state();
+
+// A forked child (measurement workers fork one per candidate) inherits the
+// pool object but none of its threads, and perhaps a lock held by a thread
+// that no longer exists: give the child a fresh lock and no pool, so its
+// first parallel loop starts workers of its own. The old pool is leaked on
+// purpose: destroying it would join threads that do not exist in the child.
+void reset_pool_in_child() {
+  PoolState& s = state();
+  new (&s.run_mu) std::mutex();
+  (void)s.pool.release();
+}
+
 PoolState& state() {
   static PoolState s;
+  static const bool fork_handler = pthread_atfork(nullptr, nullptr, reset_pool_in_child) == 0;
+  (void)fork_handler;
   return s;
 }
 

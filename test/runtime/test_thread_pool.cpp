@@ -1,4 +1,7 @@
 // Unit tests of the runtime thread pool behind parallel loops.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <numeric>
@@ -124,4 +127,24 @@ TEST_CASE("parallel_for from several caller threads at once", "[unit]") {
   for (auto& c : callers) c.join();
   for (int64_t r : results) CHECK(r == 20 * expected);
   tunectl::runtime::set_num_threads(0);
+}
+
+TEST_CASE("a forked child runs parallel loops on a pool of its own", "[unit]") {
+  tunectl::runtime::set_num_threads(2);
+  const auto values = iota_values(100000);
+  const int64_t expected = 100000LL * 100001 / 2;
+  REQUIRE(parallel_sum(values, nullptr) == expected);  // the parent's pool now has live workers
+  pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    alarm(20);  // a child stuck on the parent's dead workers dies instead of hanging the test
+    std::vector<int> visits(values.size(), 0);
+    SumJob job{&values, &visits};
+    tunectl_parallel_for(&sum_body, &job, static_cast<int64_t>(values.size()));
+    _exit(job.sum.load() == expected && job.calls.load() == 2 ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }

@@ -1,0 +1,116 @@
+#include "measure/worker.h"
+
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cmath>
+#include <exception>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "codegen/llvm/llvm_codegen.h"
+#include "lower/lower.h"
+#include "runtime/timer.h"
+#include "schedule/state.h"
+
+namespace tunectl::measure {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The caller may have installed handlers (Ctrl-C for tune, Catch2's crash
+// reporter in tests). In the child a crash must kill it plainly so that the
+// parent sees the signal, and Ctrl-C is the parent's to handle.
+void reset_signals() {
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM}) std::signal(sig, SIG_DFL);
+  std::signal(SIGINT, SIG_IGN);
+  std::signal(SIGPIPE, SIG_IGN);
+  // Die with the parent rather than linger blocked on the socket.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
+
+void send_message(int fd, const nlohmann::json& message) {
+  std::string text = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  size_t sent = 0;
+  while (sent < text.size()) {
+    ssize_t n = send(fd, text.data() + sent, text.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) _exit(1);  // the parent is gone; nobody is listening
+    sent += static_cast<size_t>(n);
+  }
+}
+
+[[noreturn]] void finish(int fd, log::MeasureError error, const std::string& msg, double build_s,
+                         const std::vector<double>& costs = {}) {
+  send_message(fd, {{"stage", "done"},
+                    {"error", log::to_string(error)},
+                    {"msg", msg},
+                    {"costs", costs},
+                    {"build_s", build_s}});
+  _exit(0);
+}
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+}  // namespace
+
+void run_worker(int fd, size_t index, const MeasureInput& input, Measurer::Reference& reference, const MeasureOptions& options) {
+  reset_signals();
+  Clock::time_point t0 = Clock::now();
+
+  std::optional<lower::LoweredFunc> func;
+  try {
+    schedule::State state = schedule::replay(input.dag, input.steps);
+    func = lower::lower(state, "candidate");
+  } catch (const std::exception& e) {
+    finish(fd, log::MeasureError::InstantiationError, e.what(), seconds_since(t0));
+  }
+  std::optional<codegen::JitKernel> kernel;
+  try {
+    kernel = codegen::jit_compile(*func);
+  } catch (const std::exception& e) {
+    finish(fd, log::MeasureError::CompileHostError, e.what(), seconds_since(t0));
+  }
+  double build_s = seconds_since(t0);
+  send_message(fd, {{"stage", "built"}, {"build_s", build_s}});
+
+  char go = 0;
+  if (recv(fd, &go, 1, 0) != 1 || go != kRunByte) _exit(0);
+
+  std::vector<runtime::NDArray> outputs = check::poisoned_outputs(*input.dag);
+  std::vector<void*> args;
+  for (auto& a : reference.inputs) args.push_back(a.raw());
+  for (auto& a : outputs) args.push_back(a.raw());
+  codegen::KernelFn entry = kernel->entry();
+  auto run = [&] {
+    if (options.run_override) {
+      options.run_override(index, entry, args.data());
+    } else {
+      entry(args.data());
+    }
+  };
+  try {
+    run();
+    if (options.check_reference) {
+      check::CheckResult r = check::compare_outputs(*input.dag, outputs, reference.expected, options.tolerance);
+      if (!r.ok) finish(fd, log::MeasureError::WrongAnswer, r.message, build_s);
+    }
+    runtime::TimingOptions timing_options;
+    timing_options.repeats = options.repeats;
+    timing_options.min_repeat_seconds = options.min_repeat_seconds;
+    timing_options.flush_cache = options.flush_cache;
+    runtime::Timing timing = runtime::time_function(run, timing_options);
+    for (double c : timing.seconds_per_call) {
+      if (!std::isfinite(c) || c < 0) finish(fd, log::MeasureError::RuntimeError, "non-finite timing", build_s);
+    }
+    finish(fd, log::MeasureError::None, "", build_s, timing.seconds_per_call);
+  } catch (const std::exception& e) {
+    finish(fd, log::MeasureError::RuntimeError, e.what(), build_s);
+  }
+}
+
+}  // namespace tunectl::measure

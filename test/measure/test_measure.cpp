@@ -1,0 +1,165 @@
+// Measurement in isolated workers: good candidates get finite costs, bad
+// schedules and injected faults (crash, hang, out-of-bounds write, wrong
+// output) become error results, and the candidates after them, in the same
+// batch, still measure normally in this (surviving) process.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+#include "measure/measure.h"
+#include "ops/registry.h"
+#include "schedule/state.h"
+
+using namespace tunectl;
+using log::MeasureError;
+
+namespace {
+
+std::shared_ptr<const te::ComputeDAG> matmul_dag() {
+  return std::make_shared<const te::ComputeDAG>(ops::make_op_dag("matmul", {{"M", 32}, {"N", 24}, {"K", 40}}));
+}
+
+// The matmul's compute stage (the last one: placeholders A and B come first).
+int compute_stage(const std::shared_ptr<const te::ComputeDAG>& dag) {
+  return static_cast<int>(schedule::State::initial(dag).stages.size()) - 1;
+}
+
+// Split the compute stage's first loop (extent M = 32) by 8.
+std::vector<schedule::Step> tiled_steps(const std::shared_ptr<const te::ComputeDAG>& dag) {
+  return {schedule::SplitStep{compute_stage(dag), 0, 32, {8}, true}};
+}
+
+measure::MeasureOptions fast_options() {
+  measure::MeasureOptions o;
+  o.repeats = 2;
+  o.min_repeat_seconds = 0.001;
+  o.run_timeout_s = 2;
+  o.parallel_builds = 2;
+  return o;
+}
+
+void require_good(const log::MeasureResult& r) {
+  INFO(log::to_string(r.error) << ": " << r.error_message);
+  REQUIRE(r.ok());
+  REQUIRE(r.costs.size() == 2);
+  for (double c : r.costs) {
+    CHECK(std::isfinite(c));
+    CHECK(c > 0);
+  }
+  CHECK(r.build_seconds > 0);
+  CHECK(r.timestamp > 0);
+}
+
+void require_error(const log::MeasureResult& r, MeasureError kind, const std::string& message_part) {
+  INFO(log::to_string(r.error) << ": " << r.error_message);
+  CHECK(r.error == kind);
+  CHECK(r.costs.empty());
+  CHECK(r.error_message.find(message_part) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("a normal matmul candidate gets finite costs", "[cpu]") {
+  auto dag = matmul_dag();
+  measure::Measurer measurer(fast_options());
+  auto results = measurer.measure({{dag, {}}, {dag, tiled_steps(dag)}});
+  REQUIRE(results.size() == 2);
+  require_good(results[0]);
+  require_good(results[1]);
+  CHECK(results[0].run_seconds > 0);
+}
+
+TEST_CASE("a step that does not fit the state is an instantiation error", "[cpu]") {
+  auto dag = matmul_dag();
+  measure::Measurer measurer(fast_options());
+  std::vector<schedule::Step> bad = {schedule::SplitStep{compute_stage(dag), 0, 33, {8}, true}};  // wrong extent
+  std::vector<schedule::Step> no_stage = {schedule::ComputeInlineStep{42}};
+  auto results = measurer.measure({{dag, bad}, {dag, no_stage}, {dag, tiled_steps(dag)}});
+  REQUIRE(results.size() == 3);
+  require_error(results[0], MeasureError::InstantiationError, "");
+  CHECK_FALSE(results[0].error_message.empty());
+  require_error(results[1], MeasureError::InstantiationError, "");
+  require_good(results[2]);
+}
+
+TEST_CASE("a build over the time limit is a build timeout", "[cpu]") {
+  auto dag = matmul_dag();
+  measure::MeasureOptions o = fast_options();
+  o.build_timeout_s = 1e-6;  // no LLVM build is this fast
+  measure::Measurer measurer(o);
+  auto results = measurer.measure({{dag, {}}});
+  require_error(results[0], MeasureError::BuildTimeout, "build took longer");
+}
+
+TEST_CASE("injected faults become error results and the batch goes on", "[cpu]") {
+  auto dag = matmul_dag();
+  measure::MeasureOptions o = fast_options();
+  o.run_timeout_s = 1;
+  // Even candidates are faulty, odd ones pass through to the real kernel.
+  // Arguments: A, B, then the output C (32 x 24 floats).
+  o.run_override = [](size_t index, codegen::KernelFn kernel, void* const* args) {
+    switch (index) {
+      case 0: {  // a write to the null page, at an address the compiler cannot fold
+        auto address = reinterpret_cast<uintptr_t>(args[2]) & 0xfc;
+        *reinterpret_cast<volatile float*>(address) = 1.0f;
+        break;
+      }
+      case 2: {  // never returns
+        volatile bool spin = true;
+        while (spin) {
+        }
+        break;
+      }
+      case 4: {  // a huge write far past the end of the output
+        auto* out = static_cast<char*>(args[2]);
+        std::memset(out + 32 * 24 * sizeof(float), 0x7f, size_t{1} << 34);
+        break;
+      }
+      case 6:  // a plausible but wrong output
+        kernel(args);
+        static_cast<float*>(args[2])[5] += 0.5f;
+        break;
+      default:
+        kernel(args);
+    }
+  };
+  measure::Measurer measurer(o);
+  std::vector<measure::MeasureInput> inputs;
+  for (int i = 0; i < 8; ++i) inputs.push_back({dag, i % 4 == 1 ? tiled_steps(dag) : std::vector<schedule::Step>{}});
+  auto results = measurer.measure(inputs);
+  REQUIRE(results.size() == 8);
+
+  require_error(results[0], MeasureError::RuntimeError, "candidate crashed: SIGSEGV");
+  require_error(results[2], MeasureError::RunTimeout, "run took longer");
+  CHECK(results[2].run_seconds >= 1.0);
+  {
+    INFO(log::to_string(results[4].error) << ": " << results[4].error_message);
+    CHECK((results[4].error == MeasureError::RuntimeError || results[4].error == MeasureError::WrongAnswer));
+    CHECK(results[4].costs.empty());
+  }
+  require_error(results[6], MeasureError::WrongAnswer, "output");
+  for (int i : {1, 3, 5, 7}) {
+    INFO("candidate " << i);
+    require_good(results[i]);
+  }
+
+  // The measurer (and this process) is still fine for another batch.
+  auto again = measurer.measure({{dag, {}}, {dag, {}}});
+  require_error(again[0], MeasureError::RuntimeError, "SIGSEGV");
+  require_good(again[1]);
+}
+
+TEST_CASE("without the reference check a wrong output is not caught", "[cpu]") {
+  auto dag = matmul_dag();
+  measure::MeasureOptions o = fast_options();
+  o.check_reference = false;
+  o.run_override = [](size_t, codegen::KernelFn kernel, void* const* args) {
+    kernel(args);
+    static_cast<float*>(args[2])[0] += 0.5f;
+  };
+  measure::Measurer measurer(o);
+  require_good(measurer.measure({{dag, {}}})[0]);
+}
