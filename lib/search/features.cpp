@@ -1,1 +1,379 @@
 #include "search/features.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/error.h"
+#include "ir/functor.h"
+
+namespace tunectl::search {
+
+namespace {
+
+constexpr int kNumBuffers = 5;
+constexpr int64_t kCacheLineBytes = 64;
+// The innermost loop is walked point by point to count cache lines; longer
+// loops are sampled up to this many iterations (lines then scale linearly).
+constexpr int64_t kMaxLineWalk = 1024;
+
+const char* const kScalarNames[] = {
+    "float_add_sub", "float_mul",     "float_div",        "float_min_max",    "float_math",
+    "float_cmp",     "float_select",  "int_ops",          "guard_ops",        "vec_len",
+    "vec_inner_loops", "unroll_product", "parallel_product", "trip_product",  "exec_product",
+    "num_loops",     "outermost_extent",
+    "is_update",     "num_buffers",   "arith_intensity",  "alloc_bytes",      "alloc_trips"};
+const char* const kBufferNames[] = {"bytes",        "lines",          "stride",     "reuse_carried",
+                                    "reuse_distance", "reuse_count", "is_write"};
+constexpr size_t kNumScalar = std::size(kScalarNames);
+constexpr size_t kPerBuffer = std::size(kBufferNames);
+
+struct LoopInfo {
+  const ir::VarNode* var;
+  int64_t extent;     // as written
+  int64_t effective;  // iterations that pass the enclosing guards (an upper bound)
+  ir::ForKind kind;
+};
+
+struct AllocInfo {
+  int64_t bytes;
+  int64_t trips;  // product of the loop extents around the Allocate
+};
+
+using Env = std::unordered_map<const ir::VarNode*, int64_t>;
+
+int64_t floor_div(int64_t a, int64_t b) { return b == 0 ? 0 : (a / b - ((a % b != 0) && ((a < 0) != (b < 0)))); }
+
+// The value of an integer index expression with loop variables from env (0
+// when absent). Anything it cannot evaluate (a load inside an index) counts
+// as 0: features only need an index's shape, not exact values.
+int64_t eval_index(const ir::Expr& e, const Env& env) {
+  using ir::ExprKind;
+  if (auto* imm = e.as<ir::IntImmNode>()) return imm->value;
+  if (auto* v = e.as<ir::VarNode>()) {
+    auto it = env.find(v);
+    return it == env.end() ? 0 : it->second;
+  }
+  if (auto* c = e.as<ir::CastNode>()) return eval_index(c->value, env);
+  if (auto* s = e.as<ir::SelectNode>()) {
+    return eval_index(s->cond, env) != 0 ? eval_index(s->true_value, env) : eval_index(s->false_value, env);
+  }
+  auto binary = [&](const auto* op, auto f) { return f(eval_index(op->a, env), eval_index(op->b, env)); };
+  switch (e.kind()) {
+    case ExprKind::Add: return binary(e.as<ir::AddNode>(), [](int64_t a, int64_t b) { return a + b; });
+    case ExprKind::Sub: return binary(e.as<ir::SubNode>(), [](int64_t a, int64_t b) { return a - b; });
+    case ExprKind::Mul: return binary(e.as<ir::MulNode>(), [](int64_t a, int64_t b) { return a * b; });
+    case ExprKind::FloorDiv: return binary(e.as<ir::FloorDivNode>(), floor_div);
+    case ExprKind::FloorMod:
+      return binary(e.as<ir::FloorModNode>(), [](int64_t a, int64_t b) { return b == 0 ? 0 : a - floor_div(a, b) * b; });
+    case ExprKind::Min: return binary(e.as<ir::MinNode>(), [](int64_t a, int64_t b) { return std::min(a, b); });
+    case ExprKind::Max: return binary(e.as<ir::MaxNode>(), [](int64_t a, int64_t b) { return std::max(a, b); });
+    case ExprKind::LT: return binary(e.as<ir::LTNode>(), [](int64_t a, int64_t b) -> int64_t { return a < b; });
+    case ExprKind::LE: return binary(e.as<ir::LENode>(), [](int64_t a, int64_t b) -> int64_t { return a <= b; });
+    case ExprKind::GT: return binary(e.as<ir::GTNode>(), [](int64_t a, int64_t b) -> int64_t { return a > b; });
+    case ExprKind::GE: return binary(e.as<ir::GENode>(), [](int64_t a, int64_t b) -> int64_t { return a >= b; });
+    case ExprKind::EQ: return binary(e.as<ir::EQNode>(), [](int64_t a, int64_t b) -> int64_t { return a == b; });
+    case ExprKind::NE: return binary(e.as<ir::NENode>(), [](int64_t a, int64_t b) -> int64_t { return a != b; });
+    case ExprKind::And: return binary(e.as<ir::AndNode>(), [](int64_t a, int64_t b) -> int64_t { return a && b; });
+    case ExprKind::Or: return binary(e.as<ir::OrNode>(), [](int64_t a, int64_t b) -> int64_t { return a || b; });
+    default: return 0;
+  }
+}
+
+// Operation counts of one expression tree (per execution).
+struct OpCounts {
+  double add_sub = 0, mul = 0, div = 0, min_max = 0, math = 0, cmp = 0, select = 0, int_ops = 0;
+  double flops() const { return add_sub + mul + div + min_max + math + cmp + select; }
+};
+
+ir::DType compare_operand_type(const ir::Expr& e) {
+  switch (e.kind()) {
+    case ir::ExprKind::EQ: return e.as<ir::EQNode>()->a.dtype();
+    case ir::ExprKind::NE: return e.as<ir::NENode>()->a.dtype();
+    case ir::ExprKind::LT: return e.as<ir::LTNode>()->a.dtype();
+    case ir::ExprKind::LE: return e.as<ir::LENode>()->a.dtype();
+    case ir::ExprKind::GT: return e.as<ir::GTNode>()->a.dtype();
+    case ir::ExprKind::GE: return e.as<ir::GENode>()->a.dtype();
+    default: internal_fail("not a comparison: ", ir::to_string(e.kind()));
+  }
+}
+
+void count_ops(const ir::Expr& e, OpCounts& c) {
+  ir::post_order_visit(e, [&](const ir::Expr& x) {
+    using ir::ExprKind;
+    ExprKind k = x.kind();
+    bool binary_like = k != ExprKind::IntImm && k != ExprKind::FloatImm && k != ExprKind::Var &&
+                       k != ExprKind::Load && k != ExprKind::Cast && k != ExprKind::Reduce;
+    if (!binary_like) return;
+    // Comparisons have Bool type: their operands say whether they are float.
+    bool is_cmp = k == ExprKind::EQ || k == ExprKind::NE || k == ExprKind::LT || k == ExprKind::LE ||
+                  k == ExprKind::GT || k == ExprKind::GE;
+    if (is_cmp) {
+      (ir::is_float(compare_operand_type(x)) ? c.cmp : c.int_ops) += 1;
+      return;
+    }
+    if (!ir::is_float(x.dtype())) {
+      c.int_ops += 1;
+      return;
+    }
+    switch (k) {
+      case ExprKind::Add:
+      case ExprKind::Sub: c.add_sub += 1; break;
+      case ExprKind::Mul: c.mul += 1; break;
+      case ExprKind::Div: c.div += 1; break;
+      case ExprKind::Min:
+      case ExprKind::Max: c.min_max += 1; break;
+      case ExprKind::Call: c.math += 1; break;
+      case ExprKind::Select: c.select += 1; break;
+      default: break;
+    }
+  });
+}
+
+struct BufferAccess {
+  ir::Buffer buffer;
+  ir::Expr index;  // flat (lowering flattens every access)
+  bool is_write = false;
+};
+
+// Features of one buffer access under a loop nest (outer to inner).
+std::vector<double> access_features(const BufferAccess& a, const std::vector<LoopInfo>& loops) {
+  int64_t elem_bytes = ir::dtype_bytes(a.buffer->dtype);
+  auto at = [&](const ir::Expr& index, const Env& env) { return eval_index(index, env); };
+  // Index steps per loop, each loop moved alone from 0 to 1.
+  int64_t base = at(a.index, {});
+  std::vector<int64_t> steps;
+  for (const LoopInfo& l : loops) steps.push_back(l.effective > 1 ? at(a.index, {{l.var, 1}}) - base : 0);
+
+  double elements = 1, reuse_count = 1;
+  int innermost_reuse = -1;
+  for (size_t i = 0; i < loops.size(); ++i) {
+    if (loops[i].effective <= 1) continue;
+    if (steps[i] != 0) {
+      elements *= static_cast<double>(loops[i].effective);
+    } else {
+      reuse_count *= static_cast<double>(loops[i].effective);
+      innermost_reuse = static_cast<int>(i);
+    }
+  }
+  elements = std::min(elements, static_cast<double>(a.buffer->num_elements()));
+  double reuse_distance = 0;
+  if (innermost_reuse >= 0) {
+    reuse_distance = 1;
+    for (size_t i = innermost_reuse + 1; i < loops.size(); ++i) reuse_distance *= static_cast<double>(loops[i].effective);
+  }
+
+  double lines = 1, stride = 0;
+  if (!loops.empty()) {
+    const LoopInfo& inner = loops.back();
+    stride = static_cast<double>(std::llabs(steps.back()));
+    int64_t walk = std::min(inner.effective, kMaxLineWalk);
+    std::unordered_set<int64_t> seen;
+    for (int64_t v = 0; v < walk; ++v) seen.insert(floor_div(at(a.index, {{inner.var, v}}) * elem_bytes, kCacheLineBytes));
+    lines = walk == 0 ? 0.0 : static_cast<double>(seen.size()) * static_cast<double>(inner.effective) / static_cast<double>(walk);
+  }
+  return {elements * elem_bytes, lines, stride, innermost_reuse >= 0 ? 1.0 : 0.0, reuse_distance, reuse_count,
+          a.is_write ? 1.0 : 0.0};
+}
+
+class FeatureExtractor {
+ public:
+  explicit FeatureExtractor(const lower::LoweredFunc& func) {
+    for (const ir::Buffer& b : func.args) args_.insert(b.get());
+  }
+
+  void walk(const ir::Stmt& s) {
+    if (!s) return;
+    if (auto* f = s.as<ir::ForNode>()) {
+      const int64_t* ext = ir::as_const_int(f->extent);
+      loops_.push_back({f->var.node(), ext ? *ext : 1, ext ? *ext : 1, f->for_kind});
+      walk(f->body);
+      loops_.pop_back();
+    } else if (auto* st = s.as<ir::StoreNode>()) {
+      rows_.push_back(row(st));
+    } else if (auto* a = s.as<ir::AllocateNode>()) {
+      allocs_[a->buffer.get()] = {a->buffer->num_elements() * ir::dtype_bytes(a->buffer->dtype), trip_product()};
+      walk(a->body);
+    } else if (auto* seq = s.as<ir::SeqNode>()) {
+      for (const ir::Stmt& x : seq->stmts) walk(x);
+    } else if (auto* i = s.as<ir::IfThenElseNode>()) {
+      OpCounts guard;
+      count_ops(i->cond, guard);
+      double guard_ops = (guard.int_ops + guard.flops()) * static_cast<double>(trip_product());
+      guard_ops_ += guard_ops;
+      std::vector<LoopInfo> saved = loops_;
+      tighten(i->cond);
+      walk(i->then_case);
+      loops_ = std::move(saved);
+      walk(i->else_case);
+      guard_ops_ -= guard_ops;
+    }
+  }
+
+  std::vector<std::vector<float>> take_rows() { return std::move(rows_); }
+
+ private:
+  int64_t trip_product() const {
+    int64_t p = 1;
+    for (const LoopInfo& l : loops_) p *= l.extent;
+    return p;
+  }
+  double exec_product() const {
+    double p = 1;
+    for (const LoopInfo& l : loops_) p *= static_cast<double>(l.effective);
+    return p;
+  }
+
+  // Splits that do not divide leave guards like `i.0 * 32 + i.1 < 100` around
+  // the body; most iterations of such a nest may do nothing. Each conjunct
+  // `lhs < rhs` (or <=, >, >=) whose difference is linear with non-negative
+  // loop coefficients bounds every loop in it (the others at 0), so the
+  // product of the bounded extents is an upper bound on executions.
+  void tighten(const ir::Expr& cond) {
+    if (auto* a = cond.as<ir::AndNode>()) {
+      tighten(a->a);
+      tighten(a->b);
+      return;
+    }
+    // diff < limit, diff = x - y.
+    ir::Expr x, y;
+    int64_t limit = 0;
+    if (auto* c = cond.as<ir::LTNode>()) x = c->a, y = c->b;
+    else if (auto* c = cond.as<ir::LENode>()) x = c->a, y = c->b, limit = 1;
+    else if (auto* c = cond.as<ir::GTNode>()) x = c->b, y = c->a;
+    else if (auto* c = cond.as<ir::GENode>()) x = c->b, y = c->a, limit = 1;
+    else return;
+    if (!ir::is_int(x.dtype())) return;
+    auto diff = [&](const Env& env) { return eval_index(x, env) - eval_index(y, env); };
+    int64_t base = diff({});
+    std::vector<int64_t> coeffs;
+    for (const LoopInfo& l : loops_) {
+      coeffs.push_back(diff({{l.var, 1}}) - base);
+      if (coeffs.back() < 0) return;
+    }
+    for (size_t i = 0; i < loops_.size(); ++i) {
+      if (coeffs[i] == 0) continue;
+      int64_t count = -floor_div(-(limit - base), coeffs[i]);  // ceil((limit - base) / coeff)
+      loops_[i].effective = std::clamp<int64_t>(count, 0, loops_[i].effective);
+    }
+  }
+
+  std::vector<float> row(const ir::StoreNode* st) {
+    internal_check(st->indices.size() == 1, "features expect flattened stores (lower::lower flattens)");
+    double trips = exec_product();
+    OpCounts ops;
+    count_ops(st->value, ops);
+    count_ops(st->indices[0], ops);
+
+    // Accesses of the statement: the store and every load in its value.
+    std::vector<BufferAccess> accesses{{st->buffer, st->indices[0], true}};
+    bool is_update = false;
+    ir::post_order_visit(st->value, [&](const ir::Expr& x) {
+      if (auto* ld = x.as<ir::LoadNode>()) {
+        if (ld->buffer.same_as(st->buffer)) is_update = true;
+        accesses.push_back({ld->buffer, ld->indices.at(0), false});
+      }
+    });
+    // One entry per buffer: the access touching the most bytes stands for it.
+    std::vector<std::vector<double>> buffers;
+    std::vector<const ir::BufferNode*> seen;
+    for (const BufferAccess& a : accesses) {
+      std::vector<double> f = access_features(a, loops_);
+      auto it = std::find(seen.begin(), seen.end(), a.buffer.get());
+      if (it == seen.end()) {
+        seen.push_back(a.buffer.get());
+        buffers.push_back(std::move(f));
+      } else {
+        std::vector<double>& old = buffers[it - seen.begin()];
+        double is_write = std::max(old.back(), f.back());
+        if (f[0] > old[0]) old = std::move(f);
+        old.back() = is_write;
+      }
+    }
+    std::stable_sort(buffers.begin(), buffers.end(), [](const auto& a, const auto& b) { return a[0] > b[0]; });
+    double total_bytes = 0;
+    for (const auto& b : buffers) total_bytes += b[0];
+
+    double vec_len = 0, vec_inner = 0, unroll = 0, parallel = 0;
+    for (size_t i = 0; i < loops_.size(); ++i) {
+      double ext = static_cast<double>(loops_[i].extent);
+      switch (loops_[i].kind) {
+        case ir::ForKind::Vectorized:
+          vec_len = ext;
+          vec_inner = static_cast<double>(loops_.size() - 1 - i);
+          break;
+        case ir::ForKind::Unrolled: unroll = (unroll == 0 ? 1 : unroll) * ext; break;
+        case ir::ForKind::Parallel: parallel = (parallel == 0 ? 1 : parallel) * ext; break;
+        default: break;
+      }
+    }
+    AllocInfo alloc{0, 0};
+    if (!args_.count(st->buffer.get())) {
+      auto it = allocs_.find(st->buffer.get());
+      if (it != allocs_.end()) alloc = it->second;
+    }
+
+    std::vector<double> raw = {ops.add_sub * trips,
+                               ops.mul * trips,
+                               ops.div * trips,
+                               ops.min_max * trips,
+                               ops.math * trips,
+                               ops.cmp * trips,
+                               ops.select * trips,
+                               ops.int_ops * trips,
+                               guard_ops_,
+                               vec_len,
+                               vec_inner,
+                               unroll,
+                               parallel,
+                               static_cast<double>(trip_product()),
+                               trips,
+                               static_cast<double>(loops_.size()),
+                               loops_.empty() ? 0.0 : static_cast<double>(loops_.front().extent),
+                               is_update ? 1.0 : 0.0,
+                               static_cast<double>(buffers.size()),
+                               ops.flops() * trips / std::max(total_bytes, 1.0),
+                               static_cast<double>(alloc.bytes),
+                               static_cast<double>(alloc.trips)};
+    internal_check(raw.size() == kNumScalar, "feature table and row disagree");
+    for (int i = 0; i < kNumBuffers; ++i) {
+      if (i < static_cast<int>(buffers.size())) {
+        raw.insert(raw.end(), buffers[i].begin(), buffers[i].end());
+      } else {
+        raw.insert(raw.end(), kPerBuffer, 0.0);
+      }
+    }
+    std::vector<float> out;
+    out.reserve(raw.size());
+    for (double x : raw) out.push_back(static_cast<float>(std::log2(1.0 + std::max(x, 0.0))));
+    return out;
+  }
+
+  std::unordered_set<const ir::BufferNode*> args_;
+  std::unordered_map<const ir::BufferNode*, AllocInfo> allocs_;
+  std::vector<LoopInfo> loops_;
+  double guard_ops_ = 0;  // ops of the guards around the current statement, times their trips
+  std::vector<std::vector<float>> rows_;
+};
+
+}  // namespace
+
+const std::vector<std::string>& feature_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n(std::begin(kScalarNames), std::end(kScalarNames));
+    for (int i = 0; i < kNumBuffers; ++i) {
+      for (const char* b : kBufferNames) n.push_back("b" + std::to_string(i) + "_" + b);
+    }
+    return n;
+  }();
+  return names;
+}
+
+std::vector<std::vector<float>> extract_features(const lower::LoweredFunc& func) {
+  FeatureExtractor extractor(func);
+  extractor.walk(func.body);
+  return extractor.take_rows();
+}
+
+}  // namespace tunectl::search

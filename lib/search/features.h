@@ -1,3 +1,68 @@
-// Program features for the cost model: one row per buffer store of a lowered
-// program. Declared by the cost-model work in progress.
+// Program features for the learned cost model: lowered loop IR -> one row of
+// numbers per Store. Search lowers each candidate State (lower::lower), calls
+// extract_features, and hands the rows to a CostModel (cost_model.h), which
+// scores a program as the sum of its rows' predictions (ALGORITHMS.md "Cost
+// model"). In the spirit of Ansor's 164 features, but fewer, so each one is
+// easy to trace to the IR.
+//
+// Every value is non-negative and reported as log2(1 + x), so products of
+// loop extents stay in a range trees split well. "Weighted" means multiplied
+// by exec_product (how often the statement runs). Buffer features count
+// loop iterations the same way: guards of non-dividing splits bound them.
+//
+//   name                meaning
+//   ------------------  ------------------------------------------------------
+//   float_add_sub       float additions and subtractions, weighted
+//   float_mul           float multiplications, weighted
+//   float_div           float divisions, weighted
+//   float_min_max       float min and max, weighted
+//   float_math          math calls (exp, log, sqrt, tanh, erf, ...), weighted
+//   float_cmp           comparisons of float operands, weighted
+//   float_select        selects of float values, weighted
+//   int_ops             integer (index) arithmetic and logic ops, weighted
+//   guard_ops           ops of the enclosing if-conditions times the trips of the
+//                       loops around each (guards of non-dividing splits)
+//   vec_len             extent of the innermost enclosing vectorized loop (0: none)
+//   vec_inner_loops     loops nested inside that vectorized loop (0: it is innermost)
+//   unroll_product      product of the extents of enclosing unrolled loops (0: none)
+//   parallel_product    product of the extents of enclosing parallel loops (0: none)
+//   trip_product        product of the extents of all enclosing loops
+//   exec_product        executions of the statement: trip_product with each loop
+//                       bounded by the enclosing guards (an upper bound)
+//   num_loops           number of enclosing loops
+//   outermost_extent    extent of the outermost enclosing loop (0: none)
+//   is_update           1 when the statement reads the buffer it writes (a reduction)
+//   num_buffers         distinct buffers the statement touches
+//   arith_intensity     weighted float ops / bytes touched by all its buffers
+//   alloc_bytes         bytes of the stored buffer when allocated in the function
+//                       (a local accumulator, a cache stage); 0 for arguments
+//   alloc_trips         times that allocation is entered (product of the extents
+//                       of the loops around it; 0 for arguments)
+//   b<i>_*              the statement's buffers, i = 0..4, ordered by bytes touched
+//                       (largest first); all zero when it touches fewer:
+//     b<i>_bytes          bytes of the buffer touched over the whole loop nest
+//     b<i>_lines          distinct 64-byte cache lines touched by the innermost loop
+//     b<i>_stride         |index step| in elements per iteration of the innermost loop
+//     b<i>_reuse_carried  1 when an enclosing loop does not move the index (the
+//                         same elements are reused across its iterations)
+//     b<i>_reuse_distance iterations of the loops inside the innermost such loop
+//                         (statement runs between two uses of one element)
+//     b<i>_reuse_count    product of the extents of the loops that do not move it
+//     b<i>_is_write       1 for the stored buffer
 #pragma once
+
+#include <string>
+#include <vector>
+
+#include "lower/lower.h"
+
+namespace tunectl::search {
+
+// The row layout: names in column order, as tabled above.
+const std::vector<std::string>& feature_names();
+
+// One row per Store in func.body, in program order; every row has
+// feature_names().size() finite entries.
+std::vector<std::vector<float>> extract_features(const lower::LoweredFunc& func);
+
+}  // namespace tunectl::search

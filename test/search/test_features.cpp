@@ -1,0 +1,175 @@
+// Program features: the loop structure a schedule creates shows up in the
+// rows (vector lanes, parallel extent, local accumulator bytes), and every
+// op's default and random schedules give rows of the fixed width, all finite.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <random>
+
+#include "lower/lower.h"
+#include "ops/registry.h"
+#include "schedule/random_schedule.h"
+#include "schedule/state.h"
+#include "search/features.h"
+
+using namespace tunectl;
+
+namespace {
+
+size_t column(const std::string& name) {
+  const auto& names = search::feature_names();
+  auto it = std::find(names.begin(), names.end(), name);
+  REQUIRE(it != names.end());
+  return static_cast<size_t>(it - names.begin());
+}
+
+float encoded(double x) { return static_cast<float>(std::log2(1.0 + x)); }
+
+std::shared_ptr<const te::ComputeDAG> matmul_dag(int64_t n) {
+  return std::make_shared<const te::ComputeDAG>(ops::make_op_dag("matmul", {{"M", n}, {"N", n}, {"K", n}}));
+}
+
+schedule::State apply_steps(std::shared_ptr<const te::ComputeDAG> dag, const nlohmann::json& steps) {
+  return schedule::replay(std::move(dag), schedule::steps_from_json(steps));
+}
+
+// The row of the reduction update (the store that reads what it writes).
+std::vector<float> update_row(const std::vector<std::vector<float>>& rows) {
+  for (const auto& r : rows) {
+    if (r[column("is_update")] == encoded(1)) return r;
+  }
+  FAIL("no update store among " << rows.size() << " rows");
+  return {};
+}
+
+const ir::AllocateNode* find_allocate(const ir::Stmt& s) {
+  if (!s) return nullptr;
+  if (auto* a = s.as<ir::AllocateNode>()) return a;
+  if (auto* f = s.as<ir::ForNode>()) return find_allocate(f->body);
+  if (auto* seq = s.as<ir::SeqNode>()) {
+    for (const auto& x : seq->stmts) {
+      if (auto* a = find_allocate(x)) return a;
+    }
+  }
+  if (auto* i = s.as<ir::IfThenElseNode>()) {
+    if (auto* a = find_allocate(i->then_case)) return a;
+    return find_allocate(i->else_case);
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("feature names are unique and match the row width", "[cpu]") {
+  const auto& names = search::feature_names();
+  std::vector<std::string> sorted = names;
+  std::sort(sorted.begin(), sorted.end());
+  CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
+  auto rows = search::extract_features(lower::lower(schedule::State::initial(matmul_dag(8)), "k"));
+  REQUIRE(!rows.empty());
+  for (const auto& r : rows) CHECK(r.size() == names.size());
+}
+
+TEST_CASE("features: vector lanes and parallel extent of a matmul", "[cpu]") {
+  // C = stage 2 with leaves i, j, k: split j by 16, move j.1 innermost,
+  // vectorize it and parallelize i.
+  auto dag = matmul_dag(64);
+  auto state = apply_steps(dag, nlohmann::json::parse(R"([
+      ["SP", 2, 1, 64, [16], true], ["RE", 2, [0, 1, 3, 2]],
+      ["AN", 2, 3, "vectorize"], ["AN", 2, 0, "parallel"]])"));
+  auto rows = search::extract_features(lower::lower(state, "k"));
+  auto row = update_row(rows);
+  CHECK(row[column("vec_len")] == encoded(16));
+  CHECK(row[column("vec_inner_loops")] == encoded(0));
+  CHECK(row[column("parallel_product")] == encoded(64));
+  CHECK(row[column("trip_product")] == encoded(64.0 * 64 * 64));
+  CHECK(row[column("num_loops")] == encoded(4));
+  // 2 float ops per multiply-add, 64^3 times.
+  CHECK(row[column("float_add_sub")] == encoded(64.0 * 64 * 64));
+  CHECK(row[column("float_mul")] == encoded(64.0 * 64 * 64));
+  // The three buffers are 16 KiB each; the innermost j.1 loop walks B and C
+  // with stride 1 (16 floats = one cache line) and keeps A's element.
+  CHECK(row[column("num_buffers")] == encoded(3));
+  for (int b = 0; b < 3; ++b) CHECK(row[column("b" + std::to_string(b) + "_bytes")] == encoded(64 * 64 * 4));
+  CHECK(row[column("b3_bytes")] == 0.0f);
+  float strides[3], lines[3];
+  for (int b = 0; b < 3; ++b) {
+    strides[b] = row[column("b" + std::to_string(b) + "_stride")];
+    lines[b] = row[column("b" + std::to_string(b) + "_lines")];
+  }
+  std::sort(strides, strides + 3);
+  CHECK(strides[0] == encoded(0));
+  CHECK(strides[2] == encoded(1));
+  CHECK(*std::max_element(lines, lines + 3) == encoded(1));
+
+  // The unscheduled program has neither.
+  auto plain = update_row(search::extract_features(lower::lower(schedule::State::initial(dag), "k")));
+  CHECK(plain[column("vec_len")] == 0.0f);
+  CHECK(plain[column("parallel_product")] == 0.0f);
+}
+
+TEST_CASE("features: guards of a non-dividing split bound the executions", "[cpu]") {
+  // k (64) split by [32, 4]: 1 x 32 x 4 = 128 iterations, half of them
+  // guarded off by k.1 * 4 + k.2 < 64.
+  auto dag = matmul_dag(64);
+  auto state = apply_steps(dag, nlohmann::json::parse(R"([["SP", 2, 2, 64, [32, 4], true]])"));
+  auto row = update_row(search::extract_features(lower::lower(state, "k")));
+  CHECK(row[column("trip_product")] == encoded(64.0 * 64 * 128));
+  CHECK(row[column("exec_product")] == encoded(64.0 * 64 * 64));
+  CHECK(row[column("float_mul")] == encoded(64.0 * 64 * 64));
+  CHECK(row[column("guard_ops")] > 0.0f);
+  auto plain = update_row(search::extract_features(lower::lower(schedule::State::initial(dag), "k")));
+  CHECK(plain[column("guard_ops")] == 0.0f);
+  CHECK(plain[column("exec_product")] == plain[column("trip_product")]);
+}
+
+TEST_CASE("features: a local accumulator reports its bytes", "[cpu]") {
+  // cache_write C into local (C.local becomes stage 2, C stage 3), tile C's
+  // i and j by 4 x 8 and compute C.local inside the j tile loop: C.local is
+  // then a 4 x 8 accumulator allocated once per tile.
+  auto dag = matmul_dag(32);
+  auto state = apply_steps(dag, nlohmann::json::parse(R"([
+      ["CHW", 2, "local"],
+      ["SP", 3, 0, 32, [4], true], ["SP", 3, 2, 32, [8], true], ["RE", 3, [0, 2, 1, 3]],
+      ["CA", 2, 3, 1]])"));
+  auto func = lower::lower(state, "k");
+  const ir::AllocateNode* alloc = find_allocate(func.body);
+  REQUIRE(alloc != nullptr);
+  CHECK(alloc->buffer->scope == ir::MemScope::Local);
+  int64_t bytes = alloc->buffer->num_elements() * 4;
+  CHECK(bytes == 4 * 8 * 4);
+  auto rows = search::extract_features(func);
+  int local_rows = 0;
+  for (const auto& r : rows) {
+    if (r[column("alloc_bytes")] == 0.0f) continue;
+    ++local_rows;
+    CHECK(r[column("alloc_bytes")] == encoded(static_cast<double>(bytes)));
+    CHECK(r[column("alloc_trips")] == encoded(8 * 4));  // one per 4 x 8 tile of 32 x 32
+  }
+  CHECK(local_rows >= 2);  // initialization and update
+  // The copy-out to C stores into an argument.
+  CHECK(local_rows < static_cast<int>(rows.size()));
+}
+
+TEST_CASE("features: fixed width and finite for every op, default and random schedules", "[cpu]") {
+  const size_t width = search::feature_names().size();
+  for (const auto& op : ops::op_names()) {
+    std::mt19937_64 rng(7);
+    for (const auto& params : ops::test_configs(op)) {
+      auto dag = std::make_shared<const te::ComputeDAG>(ops::make_op_dag(op, params));
+      std::vector<schedule::State> states{schedule::State::initial(dag)};
+      for (int i = 0; i < 8; ++i) states.push_back(schedule::random_schedule(dag, rng, 4 + static_cast<int>(rng() % 12)));
+      for (const auto& state : states) {
+        INFO(op << " " << params.dump() << " steps " << schedule::steps_to_json(state.history).dump());
+        auto rows = search::extract_features(lower::lower(state, "k"));
+        REQUIRE(!rows.empty());
+        for (const auto& r : rows) {
+          REQUIRE(r.size() == width);
+          for (float x : r) REQUIRE((std::isfinite(x) && x >= 0.0f));
+        }
+      }
+    }
+  }
+}
