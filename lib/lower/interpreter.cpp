@@ -165,8 +165,9 @@ class Interpreter {
         case ExprKind::Sub: return {0, round_to(ot, x - y)};
         case ExprKind::Mul: return {0, round_to(ot, x * y)};
         case ExprKind::Div: return {0, round_to(ot, x / y)};
-        case ExprKind::Min: return {0, std::fmin(x, y)};
-        case ExprKind::Max: return {0, std::fmax(x, y)};
+        // std::min/std::max operand order, as the evaluator and codegen use.
+        case ExprKind::Min: return {0, std::min(x, y)};
+        case ExprKind::Max: return {0, std::max(x, y)};
         case ExprKind::EQ: return {x == y, 0};
         case ExprKind::NE: return {x != y, 0};
         case ExprKind::LT: return {x < y, 0};
