@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   tunectl::cmd::register_bench(app);
   tunectl::cmd::register_run(app);
   tunectl::cmd::register_tasks(app);
+  tunectl::cmd::register_tune(app);
+  tunectl::cmd::register_replay(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -11,5 +11,7 @@ void register_compile(CLI::App& app);
 void register_bench(CLI::App& app);
 void register_run(CLI::App& app);
 void register_tasks(CLI::App& app);
+void register_tune(CLI::App& app);
+void register_replay(CLI::App& app);
 
 }  // namespace tunectl::cmd

@@ -5,7 +5,10 @@
 // caller's stack holding the loop's min, every variable and every buffer
 // pointer the body uses from outside; buffers the body allocates are
 // allocated inside the outlined function, so each thread has its own.
-#include <unordered_set>
+#include <algorithm>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
@@ -17,22 +20,40 @@
 namespace tunectl::codegen {
 namespace {
 
+// What a parallel body uses, numbered in first-use order: the closure's slot
+// order follows it, so the outlined code (and the object file) does not
+// depend on pointer-hashed map order, which differs between runs.
 class UseCollector : public ir::IRVisitor {
  public:
-  std::unordered_set<const ir::ExprNode*> vars;
-  std::unordered_set<const ir::BufferNode*> buffers;
+  std::unordered_map<const ir::ExprNode*, size_t> vars;
+  std::unordered_map<const ir::BufferNode*, size_t> buffers;
 
  protected:
-  void visit_Var(const ir::VarNode* op) override { vars.insert(op); }
+  void visit_Var(const ir::VarNode* op) override { vars.emplace(op, vars.size()); }
   void visit_Load(const ir::LoadNode* op) override {
-    buffers.insert(op->buffer.get());
+    buffers.emplace(op->buffer.get(), buffers.size());
     IRVisitor::visit_Load(op);
   }
   void visit_Store(const ir::StoreNode* op) override {
-    buffers.insert(op->buffer.get());
+    buffers.emplace(op->buffer.get(), buffers.size());
     IRVisitor::visit_Store(op);
   }
 };
+
+// The entries of bindings whose key the body uses, in first-use order.
+template <typename Key, typename Map, typename Node>
+std::vector<std::pair<Key, llvm::Value*>> used_in_order(const Map& bindings,
+                                                        const std::unordered_map<const Node*, size_t>& first_use) {
+  std::vector<std::pair<size_t, std::pair<Key, llvm::Value*>>> used;
+  for (const auto& [key, value] : bindings) {
+    auto it = first_use.find(key.get());
+    if (it != first_use.end()) used.push_back({it->second, {key, value}});
+  }
+  std::sort(used.begin(), used.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::pair<Key, llvm::Value*>> out;
+  for (auto& u : used) out.push_back(std::move(u.second));
+  return out;
+}
 
 }  // namespace
 
@@ -44,17 +65,16 @@ void Emitter::emit_parallel_for(const ir::ForNode* op) {
   // Captured values in slot order: min, then variables, then buffers.
   std::vector<llvm::Value*> captured{emit(op->min)};
   std::vector<ir::Var> captured_vars;
-  for (const auto& [var, value] : vars_)
-    if (uses.vars.count(var.get()) && !var.same_as(op->var)) {
+  for (const auto& [var, value] : used_in_order<ir::Var>(vars_, uses.vars))
+    if (!var.same_as(op->var)) {
       captured_vars.push_back(var);
       captured.push_back(value);
     }
   std::vector<ir::Buffer> captured_buffers;
-  for (const auto& [buf, ptr] : buffers_)
-    if (uses.buffers.count(buf.get())) {
-      captured_buffers.push_back(buf);
-      captured.push_back(ptr);
-    }
+  for (const auto& [buf, ptr] : used_in_order<ir::Buffer>(buffers_, uses.buffers)) {
+    captured_buffers.push_back(buf);
+    captured.push_back(ptr);
+  }
   llvm::Value* extent = emit(op->extent);
 
   llvm::IRBuilder<> entry(&func_->getEntryBlock(), func_->getEntryBlock().begin());

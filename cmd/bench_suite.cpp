@@ -1,0 +1,174 @@
+// `tunectl bench` without a model: the bench suite. For each one-operator
+// model of models/bench/ (1024^3 GEMM, ResNet-50's 3x3 and 1x1 convolutions
+// with bias and ReLU, BERT-base's dense 128x768x3072) it imports the model,
+// takes its single task, rebuilds the task's best program from the tuning
+// logs (replay of the record's steps, lower, JIT), checks it against oneDNN
+// on the same seeded random inputs and weights, and times both in this
+// process with runtime::time_function (median, caches flushed between
+// repeats). The table gives GFLOP/s and the ratio oneDNN time / tunectl time
+// (> 1: tunectl is faster). A workload the logs do not cover gets a
+// "no tuning log" row, or with --untuned the time of its default schedule.
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "baseline/onednn_conv2d.h"
+#include "baseline/onednn_dense.h"
+#include "baseline/onednn_matmul.h"
+#include "check/reference_check.h"
+#include "cmd/bench.h"
+#include "codegen/llvm/llvm_codegen.h"
+#include "graph/import.h"
+#include "graph/partition.h"
+#include "graph/passes.h"
+#include "ir/error.h"
+#include "lower/lower.h"
+#include "runtime/thread_pool.h"
+#include "schedule/state.h"
+#include "tasks/extract.h"
+
+namespace tunectl::cmd {
+
+namespace {
+
+using Shape = std::vector<int64_t>;
+// Runs oneDNN on the task's inputs (placeholders in DAG order) into out.
+using Baseline = std::function<void(const std::vector<runtime::NDArray>& inputs, runtime::NDArray& out)>;
+
+struct SuiteEntry {
+  std::string file;                 // under the suite folder
+  std::vector<Shape> input_shapes;  // the task's placeholders, in order
+  // Builds the oneDNN primitive; constant inputs (weights, bias) are handed over here.
+  std::function<Baseline(const std::vector<runtime::NDArray>& inputs)> make_baseline;
+};
+
+Baseline matmul_baseline(int64_t m, int64_t k, int64_t n) {
+  auto p = std::make_shared<baseline::OneDnnMatmul>(m, n, k);
+  return [p](const std::vector<runtime::NDArray>& in, runtime::NDArray& out) {
+    p->run(in[0].data<float>(), in[1].data<float>(), out.data<float>());
+  };
+}
+
+SuiteEntry conv_entry(const std::string& file, int64_t c, int64_t k, int64_t r) {
+  baseline::Conv2dShape s{1, c, 56, 56, k, r, r, 1, r / 2};
+  return {file, {{1, c, 56, 56}, {k, c, r, r}, {k}}, [s](const std::vector<runtime::NDArray>& in) -> Baseline {
+            auto p = std::make_shared<baseline::OneDnnConv2d>(s, in[1].data<float>(), in[2].data<float>(), true);
+            return [p](const std::vector<runtime::NDArray>& in, runtime::NDArray& out) {
+              p->run(in[0].data<float>(), out.data<float>());
+            };
+          }};
+}
+
+std::vector<SuiteEntry> suite_entries() {
+  std::vector<SuiteEntry> e;
+  e.push_back({"gemm_1024.onnx", {{1024, 1024}, {1024, 1024}}, [](const std::vector<runtime::NDArray>&) {
+                 return matmul_baseline(1024, 1024, 1024);
+               }});
+  e.push_back(conv_entry("conv3x3_resnet.onnx", 64, 64, 3));
+  e.push_back(conv_entry("conv1x1_resnet.onnx", 64, 256, 1));
+  e.push_back({"dense_bert.onnx", {{128, 768}, {3072, 768}, {3072}}, [](const std::vector<runtime::NDArray>& in) {
+                 auto p =
+                     std::make_shared<baseline::OneDnnDense>(128, 768, 3072, in[1].data<float>(), in[2].data<float>());
+                 return Baseline([p](const std::vector<runtime::NDArray>& in, runtime::NDArray& out) {
+                   p->run(in[0].data<float>(), out.data<float>());
+                 });
+               }});
+  return e;
+}
+
+tasks::Task single_task(const std::string& path) {
+  graph::Graph g = graph::simplify_graph(graph::import_onnx(path, {}));
+  std::vector<tasks::Task> tasks = tasks::extract_tasks(graph::partition(g));
+  user_check(tasks.size() == 1, "bench: ", path, " must make exactly one task, not ", tasks.size());
+  return std::move(tasks.front());
+}
+
+struct Row {
+  std::string workload;
+  std::string note;      // "tuned", "untuned" or "no tuning log"
+  double tunectl_s = 0;  // 0 when not timed
+  double onednn_s = 0;
+  double flops = 0;
+  int trials = 0;
+};
+
+void print_rows(const std::vector<Row>& rows) {
+  std::printf("\n%-28s %-14s %11s %9s %11s %9s %9s %7s\n", "workload", "schedule", "tunectl ms", "GFLOP/s", "oneDNN ms",
+              "GFLOP/s", "ratio", "trials");
+  for (const Row& r : rows) {
+    std::printf("%-28s %-14s ", r.workload.c_str(), r.note.c_str());
+    if (r.tunectl_s > 0) {
+      std::printf("%11.3f %9.1f ", r.tunectl_s * 1e3, r.flops / r.tunectl_s * 1e-9);
+    } else {
+      std::printf("%11s %9s ", "-", "-");
+    }
+    std::printf("%11.3f %9.1f ", r.onednn_s * 1e3, r.flops / r.onednn_s * 1e-9);
+    if (r.tunectl_s > 0) {
+      std::printf("%8.2fx ", r.onednn_s / r.tunectl_s);
+    } else {
+      std::printf("%9s ", "-");
+    }
+    std::printf("%7d\n", r.trials);
+  }
+  std::printf("ratio = oneDNN time / tunectl time (> 1: tunectl is faster)\n");
+}
+
+Row bench_entry(const SuiteEntry& entry, const std::string& folder, const TuningLogs& logs, const BenchOptions& o) {
+  const std::string path = folder + "/" + entry.file;
+  tasks::Task task = single_task(path);
+  const auto& placeholders = task.dag->placeholders();
+  user_check(placeholders.size() == entry.input_shapes.size(), "bench: ", path, " does not have the suite's inputs");
+  for (size_t i = 0; i < placeholders.size(); ++i) {
+    user_check(placeholders[i]->shape() == entry.input_shapes[i], "bench: ", path, " input ", i,
+               " does not have the suite's shape");
+  }
+  Row row{entry.file.substr(0, entry.file.rfind('.')), "no tuning log", 0, 0, task.flops, 0};
+  if (auto it = logs.trials.find(task.workload_key); it != logs.trials.end()) row.trials = it->second;
+
+  std::vector<runtime::NDArray> inputs = check::check_inputs(*task.dag, o.seed);
+  const te::Tensor& output = task.dag->outputs().at(0);
+  std::vector<runtime::NDArray> expected;
+  expected.emplace_back(output->dtype(), output->shape());
+  Baseline onednn = entry.make_baseline(inputs);
+  runtime::TimingOptions timing;
+  timing.repeats = o.repeats;
+  row.onednn_s = runtime::time_function([&] { onednn(inputs, expected[0]); }, timing).median();
+
+  auto best = logs.best.find(task.workload_key);
+  if (best == logs.best.end() && !o.untuned) return row;
+  std::vector<schedule::Step> steps;
+  if (best != logs.best.end()) steps = best->second.steps;
+  row.note = best != logs.best.end() ? "tuned" : "untuned";
+  codegen::JitKernel kernel = codegen::jit_compile(lower::lower(schedule::replay(task.dag, steps), task.name));
+  std::vector<runtime::NDArray> outputs = check::poisoned_outputs(*task.dag);
+  std::vector<runtime::NDArray*> args;
+  for (auto& a : inputs) args.push_back(&a);
+  args.push_back(&outputs[0]);
+  std::vector<void*> raw = check::raw_pointers(args);
+  kernel.run(raw.data());
+  check::CheckResult cmp = check::compare_outputs(*task.dag, outputs, expected);
+  user_check(cmp.ok, "bench: the ", row.note, " kernel of ", task.name, " disagrees with oneDNN: ", cmp.message);
+  // A default schedule runs for seconds; three repeats say enough about it.
+  if (steps.empty()) timing.repeats = std::min(o.repeats, 3);
+  row.tunectl_s = runtime::time_function([&] { kernel.run(raw.data()); }, timing).median();
+  return row;
+}
+
+}  // namespace
+
+void run_bench_suite(const BenchOptions& o) {
+  TuningLogs logs = read_tuning_logs(o.logs);
+  std::printf("bench suite: %s against oneDNN, fp32, %d threads, median of %d repeats (caches flushed)\n",
+              o.suite.c_str(), runtime::num_threads(), o.repeats);
+  std::printf("tuning logs: %s (%zu files, %zu tuned workloads)\n", o.logs.c_str(), logs.files, logs.best.size());
+  std::vector<Row> rows;
+  for (const SuiteEntry& entry : suite_entries()) {
+    rows.push_back(bench_entry(entry, o.suite, logs, o));
+    std::fflush(stdout);
+  }
+  print_rows(rows);
+}
+
+}  // namespace tunectl::cmd

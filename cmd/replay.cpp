@@ -1,0 +1,82 @@
+// `tunectl replay LOG [--kernels DIR] [--task NAME_OR_KEY]`: the kernels folder
+// from a tuning log alone. Reads the log (printing what the reader skipped),
+// keeps the best valid record of each task (log::best_records), rebuilds and
+// checks each program and writes the folder (kernels::write_kernel_cache), then
+// prints one row per kernel. Two replays of one log give byte-identical files.
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cmd/subcommands.h"
+#include "ir/error.h"
+#include "kernels/kernel_cache.h"
+#include "log/log_file.h"
+#include "te/dag_json.h"
+
+namespace tunectl::cmd {
+
+namespace {
+
+struct ReplayOptions {
+  std::string log;
+  std::string kernels = "kernels";
+  std::string task;  // name or workload key; empty = every task
+};
+
+// What the log holds about one task.
+struct TaskSummary {
+  std::string name;
+  int measured = 0;
+};
+
+void run_replay(const ReplayOptions& o) {
+  log::LogContents contents = log::read_log(o.log);
+  for (const std::string& w : contents.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+
+  std::map<std::string, TaskSummary> tasks;  // by workload key
+  for (const log::Record& r : contents.records) {
+    if (!o.task.empty() && r.task.name != o.task && r.task.workload_key != o.task) continue;
+    TaskSummary& t = tasks[r.task.workload_key];
+    t.name = r.task.name;
+    ++t.measured;
+  }
+  user_check(!tasks.empty(), o.log, ": ", o.task.empty() ? "no records" : "no task named '" + o.task + "'");
+
+  std::map<std::string, log::Record> best = log::best_records(contents.records);
+  std::vector<log::Record> records;
+  for (const auto& [key, t] : tasks) {
+    auto it = best.find(key);
+    if (it == best.end())
+      std::printf("task %s (%s): no valid record in the log (%d measured, all failed); no kernel\n", t.name.c_str(),
+                  key.c_str(), t.measured);
+    else
+      records.push_back(it->second);
+  }
+  user_check(!records.empty(), o.log, ": no valid record (every measurement failed); nothing to replay");
+
+  std::vector<kernels::KernelEntry> entries = kernels::write_kernel_cache(records, o.kernels);
+  std::printf("%-24s %-16s %12s %10s  %s\n", "task", "key", "measured ms", "GFLOP/s", "symbol");
+  for (const kernels::KernelEntry& e : entries) {
+    double flops = te::dag_from_json(e.record.task.dag).flop_count();
+    std::printf("%-24s %-16s %12.4f %10.2f  %s\n", e.task_name.c_str(), e.workload_key.c_str(), e.cost_seconds * 1e3,
+                flops / e.cost_seconds * 1e-9, e.symbol.c_str());
+  }
+  std::printf("wrote %zu kernel%s to %s/: <symbol>.o, libtunectl_kernels.so, manifest.json\n", entries.size(),
+              entries.size() == 1 ? "" : "s", o.kernels.c_str());
+}
+
+}  // namespace
+
+void register_replay(CLI::App& app) {
+  auto options = std::make_shared<ReplayOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "replay", "Rebuild the best program of each task from a tuning log, check it, write the kernels folder");
+  sub->add_option("log", options->log, "tuning log (JSON lines, from tunectl tune)")->required();
+  sub->add_option("--kernels", options->kernels, "kernels folder to write (default: kernels)");
+  sub->add_option("--task", options->task, "replay only this task (name or workload key)");
+  sub->callback([options] { run_replay(*options); });
+}
+
+}  // namespace tunectl::cmd

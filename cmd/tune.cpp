@@ -1,0 +1,134 @@
+// `tunectl tune`: the auto-scheduler end to end. Imports the ONNX model,
+// extracts its tasks (as `tunectl tasks` lists them), runs the tuning loop
+// (lib/tune) into a JSON-lines log, prints the summary table, and writes the
+// kernels folder (lib/kernels) from the log's best records of the model's
+// tasks. Ctrl-C stops after the measurements in flight: the log keeps them,
+// the kernels folder is still written, and the exit status is 130.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cmd/subcommands.h"
+#include "graph/import.h"
+#include "graph/partition.h"
+#include "graph/passes.h"
+#include "ir/error.h"
+#include "kernels/kernel_cache.h"
+#include "log/log_file.h"
+#include "tasks/extract.h"
+#include "tune/tuner.h"
+
+namespace tunectl::cmd {
+namespace {
+
+struct TuneCmdOptions {
+  std::string model;
+  std::string target;
+  std::string log_path;
+  std::string kernels_dir;
+  std::string policy = "gradient";
+  int measures_per_round = 0;  // 0: chosen from the budget (run_tune)
+  std::vector<std::string> input_shapes;
+  tune::TuneOptions tune;
+  bool no_cost_model = false;
+};
+
+// Only the CPU backend exists so far; "llvm" may carry options after a space
+// ("llvm -mcpu=..."), which the host target decides anyway.
+void check_target(const std::string& target) {
+  const std::string kind = target.substr(0, target.find(' '));
+  if (kind == "cuda") user_fail("tune: target cuda is not supported yet (only llvm, the host CPU)");
+  user_check(kind == "llvm", "tune: unknown target '", target, "' (only llvm is supported)");
+}
+
+std::vector<tasks::Task> model_tasks(const TuneCmdOptions& o) {
+  graph::ImportOptions import_options;
+  for (const std::string& spec : o.input_shapes) graph::parse_input_shape(spec, import_options);
+  graph::Graph g = graph::simplify_graph(graph::import_onnx(o.model, import_options));
+  return tasks::extract_tasks(graph::partition(g));
+}
+
+// The kernels folder from the whole log (earlier runs included), restricted
+// to this model's tasks.
+void write_kernels(const std::vector<tasks::Task>& tasks, const std::string& log_path, const std::string& dir) {
+  std::set<std::string> keys;
+  for (const tasks::Task& t : tasks) keys.insert(t.workload_key);
+  std::vector<log::Record> best;
+  for (auto& [key, record] : log::best_records(log::read_log(log_path).records)) {
+    if (keys.count(key)) best.push_back(std::move(record));
+  }
+  if (best.empty()) {
+    std::printf("no valid program measured yet: no kernels written\n");
+    return;
+  }
+  std::vector<kernels::KernelEntry> entries = kernels::write_kernel_cache(best, dir);
+  std::printf("wrote %zu of %zu kernels to %s (manifest: %s)\n", entries.size(), tasks.size(), dir.c_str(),
+              (std::filesystem::path(dir) / "manifest.json").string().c_str());
+}
+
+void run_tune(TuneCmdOptions& o) {
+  check_target(o.target);
+  const std::string stem = std::filesystem::path(o.model).stem().string();
+  if (o.log_path.empty()) o.log_path = stem + ".log.json";
+  if (o.kernels_dir.empty()) o.kernels_dir = stem + ".kernels";
+  o.tune.log_path = o.log_path;
+  if (o.measures_per_round > 0) o.tune.measures_per_round = o.measures_per_round;
+  o.tune.use_cost_model = !o.no_cost_model;
+  o.tune.scheduler.policy = o.policy == "round-robin" ? tasks::SchedulePolicy::RoundRobin : tasks::SchedulePolicy::Gradient;
+
+  std::vector<tasks::Task> tasks = model_tasks(o);
+  if (o.measures_per_round == 0) {
+    // Ansor's 64 per round, fewer for a small budget so that every task gets
+    // its warm-up round and the scheduler still has rounds left to choose.
+    const int share = o.tune.trials / (2 * static_cast<int>(std::max<size_t>(1, tasks.size())));
+    o.tune.measures_per_round = std::clamp(share, 4, 64);
+  }
+  std::printf("tuning %zu tasks of %s: %d trials, log %s\n", tasks.size(), o.model.c_str(), o.tune.trials,
+              o.log_path.c_str());
+  std::fflush(stdout);
+  tune::TuneSummary summary = tune::tune(tasks, o.tune);
+  std::printf("\n%s", tune::summary_table(summary).c_str());
+  std::printf("log: %s\n", o.log_path.c_str());
+  write_kernels(tasks, o.log_path, o.kernels_dir);
+  if (summary.interrupted) {
+    std::printf("interrupted: the log keeps every measurement; run the same command again to resume\n");
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::exit(130);  // the shell convention for "ended by SIGINT"
+  }
+}
+
+}  // namespace
+
+void register_tune(CLI::App& app) {
+  auto o = std::make_shared<TuneCmdOptions>();
+  CLI::App* sub = app.add_subcommand("tune", "Tune a model's tasks into a log and a kernels folder");
+  sub->add_option("model", o->model, "ONNX model file")->required()->check(CLI::ExistingFile);
+  sub->add_option("--target", o->target, "Code generation target (llvm: the host CPU)")->required();
+  sub->add_option("--trials", o->tune.trials, "New measurements in all, across tasks")
+      ->default_val(1000)
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--log", o->log_path, "Tuning log, appended to and resumed from (default: <model stem>.log.json)");
+  sub->add_option("--kernels", o->kernels_dir, "Kernels folder to write (default: <model stem>.kernels)");
+  sub->add_option("--seed", o->tune.seed, "Seed of the scheduler, the searches and the cost model")->default_val(0);
+  sub->add_option("--jobs", o->tune.measure.parallel_builds, "Parallel builds (default: the cores available)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--time-budget", o->tune.time_budget_s, "Stop starting rounds after this many seconds")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--measures-per-round", o->measures_per_round,
+                  "Programs measured per scheduler round (default: trials / (2 x tasks), within 4..64)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--policy", o->policy, "Task scheduling policy")
+      ->default_val("gradient")
+      ->check(CLI::IsMember({"gradient", "round-robin"}));
+  sub->add_flag("--no-cost-model", o->no_cost_model, "Rank candidates randomly instead of with XGBoost (a baseline)");
+  sub->add_option("--input-shape", o->input_shapes, "Pin an input's shape: name=1x3x224x224 (repeatable)");
+  sub->callback([o] { run_tune(*o); });
+}
+
+}  // namespace tunectl::cmd

@@ -1,0 +1,44 @@
+// oneDNN's fp32 2-D convolution with bias and an optional ReLU post-op, the
+// vendor baseline for the bench suite's ResNet-50 convolutions. The only
+// place besides the other baseline/*.cpp files that includes oneDNN headers
+// (STYLE.md habit 8).
+//
+// How it is called ("as a framework would"): activations are plain NCHW in
+// and out, like the tunectl kernel's arguments; oneDNN picks its own layouts
+// (format_tag::any, a channel-blocked one on AVX-512), and the reorders of
+// the input to that layout and of the output back to NCHW run inside run(),
+// so they are timed. The weights and bias are constants of the model, so
+// they are reordered once when the primitive is built, as ONNX Runtime and
+// PyTorch prepack them at load time; that reorder is not timed.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+namespace tunectl::baseline {
+
+struct Conv2dShape {
+  int64_t n = 1, c = 64, h = 56, w = 56;  // input NCHW
+  int64_t k = 64, r = 3, s = 3;           // K filters of C x R x S (OIHW)
+  int64_t stride = 1, pad = 1;            // the same on both axes and sides
+  int64_t out_h() const { return (h + 2 * pad - r) / stride + 1; }
+  int64_t out_w() const { return (w + 2 * pad - s) / stride + 1; }
+};
+
+class OneDnnConv2d {
+ public:
+  // weights: OIHW [k, c, r, s]; bias: [k] or nullptr for none. Both are
+  // copied into oneDNN's layout here.
+  OneDnnConv2d(const Conv2dShape& shape, const float* weights, const float* bias, bool relu);
+  ~OneDnnConv2d();
+  OneDnnConv2d(const OneDnnConv2d&) = delete;
+  OneDnnConv2d& operator=(const OneDnnConv2d&) = delete;
+  // src: NCHW [n, c, h, w]; dst: NCHW [n, k, out_h, out_w].
+  void run(const float* src, float* dst);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tunectl::baseline

@@ -1,0 +1,100 @@
+// Writing a kernels folder: record -> DAG (te::dag_from_json) -> State
+// (schedule::replay) -> LoweredFunc -> a JIT-compiled copy checked against the
+// reference evaluator -> <symbol>.o, then all objects -> the shared library
+// (shared_library_link.cpp), then the manifest (manifest.cpp). The manifest is
+// written last, through a temporary file and a rename, so a folder whose
+// manifest exists was completely written.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <set>
+
+#include "check/reference_check.h"
+#include "ir/error.h"
+#include "kernels/kernel_cache.h"
+#include "kernels/kernel_files.h"
+#include "lower/lower.h"
+#include "schedule/state.h"
+#include "te/dag_json.h"
+
+namespace tunectl::kernels {
+
+namespace {
+
+// Seed of the random check inputs: fixed, so replays check the same values.
+constexpr uint64_t kCheckSeed = 1;
+
+std::string task_label(const log::Record& r) { return "task " + r.task.name + " (" + r.task.workload_key + ")"; }
+
+// Rebuilds, checks and emits one record's kernel as dir/<symbol>.o.
+KernelEntry build_kernel(const log::Record& record, const std::string& dir) {
+  user_check(record.result.ok(), "the record is a failed measurement (", log::to_string(record.result.error),
+             "), not a program to keep");
+  auto dag = std::make_shared<const te::ComputeDAG>(te::dag_from_json(record.task.dag));
+  user_check(dag->workload_key() == record.task.workload_key, "the record's DAG has workload key ",
+             dag->workload_key(), ", not the record's ", record.task.workload_key);
+  KernelEntry entry;
+  entry.workload_key = record.task.workload_key;
+  entry.task_name = record.task.name;
+  entry.symbol = kernel_symbol(record.task.workload_key);
+  entry.cost_seconds = record.result.median_cost();
+  entry.record = record;
+
+  schedule::State state = schedule::replay(dag, record.steps);
+  lower::LoweredFunc func = lower::lower(state, entry.symbol);
+  for (const ir::Buffer& b : func.args) entry.args.push_back(KernelArg{b->name, b->shape, std::string(ir::to_string(b->dtype))});
+
+  codegen::JitKernel jit = codegen::jit_compile(func);
+  check::CheckResult check = check::check_against_reference(
+      *dag, [&](const std::vector<runtime::NDArray*>& args) { jit.run(check::raw_pointers(args).data()); }, kCheckSeed);
+  user_check(check.ok, "the kernel computes a wrong answer: ", check.message);
+
+  codegen::emit_object_file(func, (std::filesystem::path(dir) / (entry.symbol + ".o")).string());
+  return entry;
+}
+
+void write_manifest(const std::vector<KernelEntry>& entries, const std::string& dir) {
+  std::filesystem::path path = std::filesystem::path(dir) / kManifestName;
+  std::filesystem::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << manifest_to_json(entries).dump(2) << "\n";
+    user_check(out.good(), "cannot write ", tmp.string());
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+}  // namespace
+
+std::vector<KernelEntry> write_kernel_cache(const std::vector<log::Record>& records, const std::string& dir) {
+  user_check(!records.empty(), "no records to write to the kernels folder ", dir);
+  std::vector<const log::Record*> sorted;
+  for (const log::Record& r : records) sorted.push_back(&r);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const log::Record* a, const log::Record* b) { return a->task.workload_key < b->task.workload_key; });
+  for (size_t i = 1; i < sorted.size(); ++i)
+    user_check(sorted[i - 1]->task.workload_key != sorted[i]->task.workload_key, "two records for ",
+               task_label(*sorted[i]), ": the kernels folder takes one per task (e.g. log::best_records)");
+
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  user_check(!ec, "cannot create the kernels folder ", dir, ": ", ec.message());
+
+  std::vector<KernelEntry> entries;
+  std::vector<std::string> objects;
+  for (const log::Record* r : sorted) {
+    try {
+      entries.push_back(build_kernel(*r, dir));
+    } catch (const UserError& e) {
+      user_fail(task_label(*r), ": ", e.what());
+    }
+    objects.push_back(entries.back().symbol + ".o");
+  }
+  link_shared_library(dir, objects, kLibraryName);
+  write_manifest(entries, dir);
+  return entries;
+}
+
+}  // namespace tunectl::kernels

@@ -1,0 +1,43 @@
+// Loading a kernels folder: the manifest says which symbols the shared
+// library holds; dlopen maps it and dlsym finds each kernel. RTLD_NOW makes a
+// library that cannot resolve tunectl_parallel_for (a loading process that
+// does not export it) fail here, with dlerror's message, not at the first
+// parallel call; RTLD_LOCAL keeps two loaded folders' symbols apart.
+#include <dlfcn.h>
+
+#include <filesystem>
+
+#include "ir/error.h"
+#include "kernels/kernel_cache.h"
+#include "kernels/kernel_files.h"
+
+namespace tunectl::kernels {
+
+KernelLibrary::KernelLibrary(const std::string& dir) : entries_(read_manifest(dir)) {
+  std::string path = std::filesystem::absolute(std::filesystem::path(dir) / kLibraryName).string();
+  handle_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle_ == nullptr) {
+    const char* why = ::dlerror();
+    user_fail("cannot load ", path, ": ", why ? why : "unknown dlopen error");
+  }
+  for (const KernelEntry& e : entries_) {
+    void* sym = ::dlsym(handle_, e.symbol.c_str());
+    if (sym == nullptr) {
+      ::dlclose(handle_);
+      handle_ = nullptr;
+      user_fail(path, " has no kernel ", e.symbol, " (task ", e.task_name, ") that its manifest lists");
+    }
+    by_key_[e.workload_key] = reinterpret_cast<codegen::KernelFn>(sym);
+  }
+}
+
+KernelLibrary::~KernelLibrary() {
+  if (handle_ != nullptr) ::dlclose(handle_);
+}
+
+codegen::KernelFn KernelLibrary::find(const std::string& workload_key) const {
+  auto it = by_key_.find(workload_key);
+  return it == by_key_.end() ? nullptr : it->second;
+}
+
+}  // namespace tunectl::kernels

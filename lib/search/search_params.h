@@ -1,0 +1,47 @@
+// SearchParams: every tunable of the per-task program search in one place
+// (STYLE.md habit 7): sketch rules (sketch.h), random annotation (sketch.h),
+// mutations (mutation.h) and the evolutionary search (task_search.h).
+// Defaults follow Ansor's (ALGORITHMS.md) scaled to a 2-core machine, where
+// lowering and featurizing a candidate is the search's main cost.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace tunectl::search {
+
+struct SearchParams {
+  // --- sketch rules ---
+  // Also generate rfactor sketches for reductions whose spatial extent is
+  // small next to their reduction (Ansor's rule; e.g. a 1xK x KxN product).
+  bool enable_rfactor = true;
+  // A reduction counts as "small spatial" when its spatial extent is at most
+  // this and its reduce extent is larger than it.
+  int64_t rfactor_max_spatial = 64;
+
+  // --- random annotation ---
+  // Longest innermost tile of any split (Ansor: 64). Bounds the register
+  // blocks and vector loops the annotation proposes.
+  int64_t max_innermost_split_factor = 64;
+  // Longest loop to vectorize, in elements (64 fp32 = 4 AVX-512 registers).
+  int64_t max_vectorize_extent = 64;
+  // Candidate values of the auto_unroll_max_step pragma (Ansor's CPU set).
+  std::vector<int> auto_unroll_configs = {0, 16, 64, 512};
+  // Fuse outer spatial loops for parallelism until the fused extent reaches
+  // this many chunks per core (a bound, the annotation samples below it).
+  int parallel_chunks_per_core = 16;
+
+  // --- evolutionary search ---
+  int population = 512;          // states per generation
+  int generations = 4;           // rounds of mutate -> score -> select per batch
+  double mutation_prob = 0.85;   // chance a child is a mutation (else a copy of its parent)
+  // Share of each measured batch drawn from fresh random samples instead of
+  // the cost model's favourites (exploration; Ansor: 0.05).
+  double eps_greedy = 0.05;
+  // Best measured states of the task seeding each generation's population.
+  int num_measured_seeds = 32;
+  // Attempts at drawing one valid random state or mutation before giving up.
+  int max_retries = 8;
+};
+
+}  // namespace tunectl::search

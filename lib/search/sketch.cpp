@@ -1,0 +1,227 @@
+// Sketch generation (sketch.h): the CPU rules of Ansor's sketch policy turn a
+// ComputeDAG into a few loop structures with placeholder tile sizes, which
+// annotation (sketch_annotation.cpp) completes into the search's initial
+// population. Stages are visited from the last to the first; a rule that
+// applies may branch (several sketches). Inserted stages (cache_write,
+// rfactor) land at the visited index or after it, so the indices of the
+// stages still to visit never move.
+#include <algorithm>
+
+#include "ir/error.h"
+#include "ir/functor.h"
+#include "ir/substitute.h"
+#include "search/sketch.h"
+
+namespace tunectl::search {
+
+namespace {
+
+using schedule::State;
+
+// Sketch branches multiply across stages; beyond this many the later
+// (rarer) combinations are dropped, keeping generation deterministic.
+constexpr size_t kMaxSketches = 16;
+
+// Tile levels of the CPU "SSRSRS" structure: each spatial axis splits into
+// four loops, each reduce axis into two.
+constexpr int kSpatialLengths = 3;
+constexpr int kReduceLengths = 1;
+
+class LoadCollector : public ir::IRVisitor {
+ public:
+  std::vector<const ir::LoadNode*> loads;
+
+ protected:
+  void visit_Load(const ir::LoadNode* op) override {
+    loads.push_back(op);
+    ir::IRVisitor::visit_Load(op);
+  }
+};
+
+// Ansor's NeedsMultiLevelTiling: a reduction where some input is read
+// without one of the output axes, so each value read is reused across that
+// axis (matmul, conv); pooling and row sums read every point once.
+bool has_data_reuse(const te::Tensor& op) {
+  if (op->reduce() == nullptr) return false;
+  LoadCollector c;
+  c.visit(op->body);
+  for (const ir::LoadNode* load : c.loads) {
+    for (const ir::IterVar& axis : op->axes) {
+      bool used = std::any_of(load->indices.begin(), load->indices.end(),
+                              [&](const ir::Expr& e) { return ir::uses_var(e, axis.var); });
+      if (!used && axis.extent > 1) return true;
+    }
+  }
+  return false;
+}
+
+int64_t product(const std::vector<int64_t>& v, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t k = begin; k < end; ++k) p *= v[k];
+  return p;
+}
+
+bool reads(const State& s, int reader, int producer) {
+  const auto& inputs = s.stages[reader].op->inputs;
+  return std::any_of(inputs.begin(), inputs.end(),
+                     [&](const te::Tensor& in) { return in->buffer.same_as(s.stages[producer].op->buffer); });
+}
+
+// Stages reading `producer`, looking through inlined readers.
+std::vector<int> effective_readers(const State& s, int producer) {
+  std::vector<int> out;
+  for (int r = producer + 1; r < static_cast<int>(s.stages.size()); ++r) {
+    if (!reads(s, r, producer)) continue;
+    if (s.stages[r].attach.kind == schedule::AttachKind::Inline) {
+      for (int rr : effective_readers(s, r)) out.push_back(rr);
+    } else {
+      out.push_back(r);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// The single elementwise reader of stage i that can follow its tiles: same
+// shape, still its untouched root loops, computed at the root. -1 if none.
+int fusible_consumer(const State& s, int i) {
+  std::vector<int> readers = effective_readers(s, i);
+  if (readers.size() != 1) return -1;
+  const schedule::Stage& c = s.stages[readers[0]];
+  bool ok = c.op->reduce() == nullptr && c.attach.kind == schedule::AttachKind::Root &&
+            c.op->shape() == s.stages[i].op->shape() && c.relations.empty() &&
+            c.leaves.size() == c.op->axes.size();
+  return ok ? readers[0] : -1;
+}
+
+// Multi-level tiling of stage i (fresh loops): placeholder splits, then the
+// SSRSRS order. Returns the history index of each spatial axis's split.
+std::vector<int> tile(State& s, int i) {
+  const schedule::Stage& st = s.stages[i];
+  const int n = static_cast<int>(st.leaves.size());
+  const int n_spatial = static_cast<int>(st.op->axes.size());
+  std::vector<int> split_steps(n_spatial);
+  // Last to first, so the positions still to split do not move.
+  for (int p = n - 1; p >= 0; --p) {
+    bool spatial = p < n_spatial;
+    if (spatial) split_steps[p] = static_cast<int>(s.history.size());
+    int64_t extent = s.stages[i].leaf(p).extent;
+    s.apply(schedule::SplitStep{i, p, extent, std::vector<int64_t>(spatial ? kSpatialLengths : kReduceLengths, 1), true});
+  }
+  // Axis a's parts now sit at base(a) + level.
+  auto pos = [&](int axis, int level) {
+    int before_spatial = std::min(axis, n_spatial);
+    return before_spatial * (kSpatialLengths + 1) + (axis - before_spatial) * (kReduceLengths + 1) + level;
+  };
+  std::vector<int> order;
+  auto spatial_level = [&](int level) {
+    for (int a = 0; a < n_spatial; ++a) order.push_back(pos(a, level));
+  };
+  auto reduce_level = [&](int level) {
+    for (int a = n_spatial; a < n; ++a) order.push_back(pos(a, level));
+  };
+  spatial_level(0);
+  spatial_level(1);
+  reduce_level(0);
+  spatial_level(2);
+  reduce_level(1);
+  spatial_level(3);
+  s.apply(schedule::ReorderStep{i, order});
+  return split_steps;
+}
+
+// Tiling of stage i with consumer c following its outermost spatial tiles;
+// i is computed inside c's outer tile loops, where bound inference shrinks
+// i's outermost loops to one iteration, so i computes one whole outer tile
+// (its register and cache tiles inside) per iteration of c.
+void tile_with_fusion(State& s, int i, int c) {
+  std::vector<int> splits = tile(s, i);
+  const int n = static_cast<int>(splits.size());
+  for (int a = n - 1; a >= 0; --a) s.apply(schedule::FollowSplitStep{c, a, splits[a], 1});
+  std::vector<int> order;
+  for (int level = 0; level < 2; ++level)
+    for (int a = 0; a < n; ++a) order.push_back(2 * a + level);
+  s.apply(schedule::ReorderStep{c, order});
+  s.apply(schedule::ComputeAtStep{i, c, n - 1});
+}
+
+// Rfactor of a reduction with little spatial parallelism: the reduce loops
+// fused and split (placeholder), the inner part becoming a spatial axis of a
+// partial-sum stage that runs in parallel.
+void add_rfactor(State& s, int i) {
+  const schedule::Stage& st = s.stages[i];
+  const int n_spatial = static_cast<int>(st.op->axes.size());
+  const int n = static_cast<int>(st.leaves.size());
+  if (n - n_spatial > 1) {
+    std::vector<int> reduce_positions;
+    for (int p = n_spatial; p < n; ++p) reduce_positions.push_back(p);
+    s.apply(schedule::FuseStep{i, reduce_positions});
+  }
+  int64_t extent = s.stages[i].leaf(n_spatial).extent;
+  s.apply(schedule::SplitStep{i, n_spatial, extent, {1}, true});
+  s.apply(schedule::RfactorStep{i, n_spatial + 1, n_spatial});
+}
+
+bool small_spatial_large_reduce(const te::Tensor& op, const SearchParams& params) {
+  const ir::ReduceNode* r = op->reduce();
+  if (r == nullptr) return false;
+  int64_t spatial = product(op->shape(), 0, op->shape().size());
+  int64_t reduce = 1;
+  for (const ir::IterVar& a : r->axes) reduce *= a.extent;
+  return spatial <= params.rfactor_max_spatial && reduce > spatial;
+}
+
+// The states that follow from s by the rules for stage i (s itself when no
+// rule applies or every branch fails to apply).
+std::vector<State> expand(const State& s, int i, const SearchParams& params) {
+  const schedule::Stage& st = s.stages[i];
+  if (st.op->is_placeholder() || st.attach.kind != schedule::AttachKind::Root) return {s};
+  std::vector<State> out;
+  // Each branch is tried on a copy; a rule that the state rejects (an
+  // output, a stage others attach to) simply does not apply.
+  auto branch = [&](auto&& rule) {
+    State next = s;
+    try {
+      rule(next);
+      out.push_back(std::move(next));
+    } catch (const UserError&) {
+    }
+  };
+  if (st.op->reduce() == nullptr) {
+    // Always-inline (apply rejects outputs and stages with attached loops).
+    branch([&](State& n) { n.apply(schedule::ComputeInlineStep{i}); });
+  } else if (has_data_reuse(st.op)) {
+    branch([&](State& n) { tile(n, i); });
+    int c = fusible_consumer(s, i);
+    if (c >= 0) {
+      branch([&](State& n) { tile_with_fusion(n, i, c); });
+    } else {
+      branch([&](State& n) {
+        n.apply(schedule::CacheWriteStep{i, "local"});
+        tile_with_fusion(n, i, i + 1);
+      });
+    }
+  } else if (params.enable_rfactor && small_spatial_large_reduce(st.op, params)) {
+    out.push_back(s);
+    branch([&](State& n) { add_rfactor(n, i); });
+  }
+  if (out.empty()) out.push_back(s);
+  return out;
+}
+
+}  // namespace
+
+std::vector<State> generate_sketches(std::shared_ptr<const te::ComputeDAG> dag, const SearchParams& params) {
+  std::vector<State> states{State::initial(dag)};
+  for (int i = static_cast<int>(dag->ops().size()) - 1; i >= 0; --i) {
+    std::vector<State> next;
+    for (const State& s : states)
+      for (State& e : expand(s, i, params))
+        if (next.size() < kMaxSketches) next.push_back(std::move(e));
+    states = std::move(next);
+  }
+  return states;
+}
+
+}  // namespace tunectl::search

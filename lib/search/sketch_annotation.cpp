@@ -1,0 +1,156 @@
+// Random annotation (sketch.h): a sketch's placeholder tile sizes get random
+// factorizations, then each stage gets the CPU annotations (a parallel fused
+// outer loop in root stages, a vectorized innermost loop, an auto-unroll
+// pragma). The result is the initial population of the evolutionary search
+// (task_search.h) and the fresh samples mixed into every round.
+#include <algorithm>
+#include <thread>
+
+#include "ir/error.h"
+#include "lower/lower.h"
+#include "search/sketch.h"
+
+namespace tunectl::search {
+
+namespace {
+
+using schedule::State;
+
+int pick(std::mt19937_64& rng, size_t n) {
+  return std::uniform_int_distribution<int>(0, static_cast<int>(n) - 1)(rng);
+}
+
+std::vector<int64_t> divisors(int64_t n, int64_t max) {
+  std::vector<int64_t> d;
+  for (int64_t k = 1; k <= std::min(n, max); ++k)
+    if (n % k == 0) d.push_back(k);
+  return d;
+}
+
+// Inner lengths (outer to inner) of a k-way tile of extent, like Ansor's
+// SampleTileSize: mostly a factorization into divisors; now and then a
+// non-dividing factor (guarded loops). Their product never exceeds extent.
+std::vector<int64_t> sample_lengths(int64_t extent, size_t k, std::mt19937_64& rng, const SearchParams& params) {
+  std::vector<int64_t> lengths(k, 1);
+  int64_t remaining = extent;
+  for (size_t j = k; j-- > 0;) {
+    int64_t max = j + 1 == k ? params.max_innermost_split_factor : remaining;
+    int64_t f;
+    if (pick(rng, 8) == 0) {
+      f = std::uniform_int_distribution<int64_t>(1, std::max<int64_t>(1, std::min(remaining, max)))(rng);
+    } else {
+      std::vector<int64_t> d = divisors(remaining, max);
+      f = d[pick(rng, d.size())];
+    }
+    lengths[j] = f;
+    remaining /= f;
+  }
+  return lengths;
+}
+
+bool attached_at(const State& s, int stage, int iter_id) {
+  return std::any_of(s.stages.begin(), s.stages.end(), [&](const schedule::Stage& st) {
+    return st.attach.kind == schedule::AttachKind::Iter && st.attach.target_stage == stage &&
+           st.attach.target_iter == iter_id;
+  });
+}
+
+bool active(const schedule::Stage& st) {
+  return !st.op->is_placeholder() && st.attach.kind != schedule::AttachKind::Inline && !st.leaves.empty();
+}
+
+// Vectorizes the innermost loop of stage i when it is spatial and nothing is
+// computed inside it; a loop longer than max_vectorize_extent is split first
+// with a random divisor as the vector part.
+void vectorize(State& s, int i, std::mt19937_64& rng, const SearchParams& params) {
+  const schedule::Stage& st = s.stages[i];
+  int p = static_cast<int>(st.leaves.size()) - 1;
+  const schedule::Iterator& it = st.leaf(p);
+  if (it.kind != ir::IterKind::Spatial || it.annotation != schedule::IterAnnotation::None || it.extent <= 1 ||
+      attached_at(s, i, it.id))
+    return;
+  if (it.extent > params.max_vectorize_extent) {
+    std::vector<int64_t> d = divisors(it.extent, params.max_vectorize_extent);
+    int64_t f = d[pick(rng, d.size())];
+    if (f == 1) return;
+    s.apply(schedule::SplitStep{i, p, it.extent, {f}, true});
+    p += 1;
+  }
+  s.apply(schedule::AnnotationStep{i, p, "vectorize"});
+}
+
+// Fuses a random number of outer spatial loops of root stage i (up to the
+// first whose product reaches the parallelism bound, and not past a loop
+// something is computed at) and marks the fused loop parallel.
+void parallelize(State& s, int i, std::mt19937_64& rng, int64_t bound) {
+  const schedule::Stage& st = s.stages[i];
+  int max_loops = 0;
+  int64_t extent = 1;
+  for (int p = 0; p < static_cast<int>(st.leaves.size()) && extent < bound; ++p) {
+    const schedule::Iterator& it = st.leaf(p);
+    if (it.kind != ir::IterKind::Spatial || it.annotation != schedule::IterAnnotation::None) break;
+    extent *= it.extent;
+    ++max_loops;
+    if (attached_at(s, i, it.id)) break;
+  }
+  if (max_loops == 0) return;
+  int k = 1 + pick(rng, static_cast<size_t>(max_loops));
+  if (k > 1) {
+    std::vector<int> iters;
+    for (int p = 0; p < k; ++p) iters.push_back(p);
+    s.apply(schedule::FuseStep{i, iters});
+  }
+  if (s.stages[i].leaf(0).extent > 1) s.apply(schedule::AnnotationStep{i, 0, "parallel"});
+}
+
+State annotate_once(const State& sketch, std::mt19937_64& rng, const SearchParams& params) {
+  std::vector<schedule::Step> history = sketch.history;
+  for (schedule::Step& step : history)
+    if (auto* split = std::get_if<schedule::SplitStep>(&step))
+      split->lengths = sample_lengths(split->extent, split->lengths.size(), rng, params);
+  State s = schedule::replay(sketch.dag, history);
+
+  const int64_t bound =
+      int64_t{params.parallel_chunks_per_core} * std::max<int64_t>(1, std::thread::hardware_concurrency());
+  for (int i = 0; i < static_cast<int>(s.stages.size()); ++i) {
+    if (!active(s.stages[i])) continue;
+    vectorize(s, i, rng, params);
+    if (s.stages[i].attach.kind == schedule::AttachKind::Root) parallelize(s, i, rng, bound);
+    const std::vector<int>& configs = params.auto_unroll_configs;
+    if (!configs.empty()) {
+      int n = configs[pick(rng, configs.size())];
+      if (n > 0) s.apply(schedule::PragmaStep{i, 0, "auto_unroll_max_step$" + std::to_string(n)});
+    }
+  }
+  // Steps apply one by one; lowering also checks what only the whole state
+  // shows (bound inference across attach points).
+  lower::lower(s, "annotate_check");
+  return s;
+}
+
+}  // namespace
+
+std::optional<State> annotate_randomly(const State& sketch, std::mt19937_64& rng, const SearchParams& params) {
+  for (int attempt = 0; attempt < std::max(1, params.max_retries); ++attempt) {
+    try {
+      return annotate_once(sketch, rng, params);
+    } catch (const UserError&) {
+      // A draw the schedule rejects (e.g. a non-dividing tile under a
+      // compute_at point): draw again.
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<State> sample_initial_population(const std::vector<State>& sketches, int n, std::mt19937_64& rng,
+                                             const SearchParams& params) {
+  std::vector<State> out;
+  if (sketches.empty()) return out;
+  for (int k = 0; k < n; ++k) {
+    std::optional<State> s = annotate_randomly(sketches[pick(rng, sketches.size())], rng, params);
+    if (s) out.push_back(std::move(*s));
+  }
+  return out;
+}
+
+}  // namespace tunectl::search

@@ -1,0 +1,52 @@
+// TaskSearch: the program search of one task (Ansor's SketchPolicy). Each
+// call of next_batch proposes programs to measure: a population of random
+// annotations of the task's sketches plus the best programs measured so far
+// evolves for SearchParams::generations rounds (mutation, cost-model scoring,
+// fitness-proportional selection); the best-scored states never measured
+// before make the batch, with an eps_greedy share of fresh random samples.
+// The tuner measures them and reports back with add_measured, which also
+// warms a resumed search from a log. Deterministic for a given seed, cost
+// model and sequence of reports.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "schedule/state.h"
+#include "search/cost_model.h"
+#include "search/search_params.h"
+
+namespace tunectl::search {
+
+// The cost model's view of a program: lower + extract_features. A state that
+// fails to lower gets no rows (predicts as 0).
+ProgramFeatures program_features(const schedule::State& state, int task_id);
+
+class TaskSearch {
+ public:
+  TaskSearch(std::shared_ptr<const te::ComputeDAG> dag, int task_id, SearchParams params = {}, uint64_t seed = 0);
+
+  // Up to n distinct states for which already_measured(state) is false,
+  // ordered best-predicted first (fewer only when the search space runs dry).
+  std::vector<schedule::State> next_batch(int n, CostModel& model,
+                                          const std::function<bool(const schedule::State&)>& already_measured);
+  // A measured program of this task and its median cost in seconds (+inf for
+  // an error); the best ones seed later generations.
+  void add_measured(const schedule::State& state, double cost_seconds);
+
+  const std::vector<schedule::State>& sketches() const { return sketches_; }
+  int task_id() const { return task_id_; }
+
+ private:
+  std::shared_ptr<const te::ComputeDAG> dag_;
+  int task_id_;
+  SearchParams params_;
+  std::mt19937_64 rng_;
+  std::vector<schedule::State> sketches_;
+  // Valid measured states, best (lowest cost) first, at most num_measured_seeds.
+  std::vector<std::pair<double, schedule::State>> best_measured_;
+};
+
+}  // namespace tunectl::search

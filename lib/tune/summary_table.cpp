@@ -1,0 +1,67 @@
+// The closing report of a tuning run (tuner.h summary_table): per task its
+// weight, measurements, errors, best latency and throughput, and its share of
+// the estimated end-to-end latency sum(weight x best).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "tune/tuner.h"
+
+namespace tunectl::tune {
+
+double TuneSummary::estimated_latency() const {
+  double total = 0;
+  for (const TaskSummary& t : tasks) {
+    if (!std::isfinite(t.best_cost)) return std::numeric_limits<double>::infinity();
+    total += t.weight * t.best_cost;
+  }
+  return total;
+}
+
+std::string summary_table(const TuneSummary& summary) {
+  size_t width = 4;
+  for (const TaskSummary& t : summary.tasks) width = std::max(width, t.name.size());
+  const int w = static_cast<int>(width);
+  const double latency = summary.estimated_latency();
+  std::string out;
+  char buf[512];
+  std::snprintf(buf, sizeof(buf), "%-4s %-*s %6s %7s %7s %10s %9s %7s  %s\n", "#", w, "name", "weight", "trials",
+                "errors", "best ms", "GFLOP/s", "share", "status");
+  out += buf;
+  int trials = 0;
+  int errors = 0;
+  for (size_t i = 0; i < summary.tasks.size(); ++i) {
+    const TaskSummary& t = summary.tasks[i];
+    trials += t.trials;
+    errors += t.errors;
+    const bool valid = std::isfinite(t.best_cost);
+    char best[32] = "-";
+    char gflops[32] = "-";
+    char share[32] = "-";
+    if (valid) {
+      std::snprintf(best, sizeof(best), "%.4f", t.best_cost * 1e3);
+      if (t.best_cost > 0) std::snprintf(gflops, sizeof(gflops), "%.2f", t.flops / t.best_cost / 1e9);
+      if (std::isfinite(latency) && latency > 0) {
+        std::snprintf(share, sizeof(share), "%.1f%%", t.weight * t.best_cost / latency * 100);
+      }
+    }
+    std::snprintf(buf, sizeof(buf), "%-4zu %-*s %6d %7d %7d %10s %9s %7s  %s\n", i, w, t.name.c_str(), t.weight,
+                  t.trials, t.errors, best, gflops, share, t.status.c_str());
+    out += buf;
+  }
+  char total_ms[32] = "-";
+  if (std::isfinite(latency)) std::snprintf(total_ms, sizeof(total_ms), "%.4f", latency * 1e3);
+  std::snprintf(buf, sizeof(buf), "%-4s %-*s %6s %7d %7d %10s %9s %7s  %s\n", "", w, "total", "", trials, errors,
+                total_ms, "", std::isfinite(latency) ? "100%" : "-", "");
+  out += buf;
+  std::snprintf(buf, sizeof(buf),
+                "%d new measurements, %d resumed from the log; stopped after %.1f s (%s); estimated latency %s ms "
+                "(sum of weight x best)\n",
+                summary.new_trials, summary.resumed_trials, summary.wall_seconds, summary.stop_reason.c_str(),
+                total_ms);
+  out += buf;
+  return out;
+}
+
+}  // namespace tunectl::tune

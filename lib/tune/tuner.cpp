@@ -1,0 +1,267 @@
+// The tuning loop (tuner.h): resume from the log, then rounds of
+// scheduler pick -> search batch -> measure in chunks (each record appended
+// as soon as its chunk is measured) -> cost model update -> scheduler report,
+// until a budget, the scheduler or an interrupt ends it.
+#include "tune/tuner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <set>
+#include <thread>
+
+#include "codegen/llvm/target.h"
+#include "ir/error.h"
+#include "log/log_file.h"
+#include "search/task_search.h"
+#include "tasks/similarity.h"
+#include "te/dag_json.h"
+#include "tune/interrupt.h"
+#include "tune/progress.h"
+#include "tune/resume.h"
+
+namespace tunectl::tune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+void check_options(const std::vector<tasks::Task>& tasks, const TuneOptions& o) {
+  user_check(!tasks.empty(), "tune: no tasks to tune");
+  user_check(!o.log_path.empty(), "tune: a log file is required");
+  user_check(o.trials >= 0, "tune: trials must not be negative, got ", o.trials);
+  user_check(o.time_budget_s >= 0, "tune: the time budget must not be negative, got ", o.time_budget_s);
+  user_check(o.measures_per_round >= 1, "tune: measures per round must be at least 1, got ", o.measures_per_round);
+  user_check(o.measure.parallel_builds >= 0, "tune: parallel builds must not be negative");
+}
+
+std::string host_target_string() { return "llvm -mcpu=" + codegen::host_target().cpu; }
+
+void warn(TuneSummary& summary, const std::string& message) {
+  std::fprintf(stderr, "warning: %s\n", message.c_str());
+  summary.warnings.push_back(message);
+}
+
+// Candidates measured per Measurer call: enough to keep every build slot busy
+// while one candidate is timed, few enough that an interrupt or the time
+// budget is honored soon and every record reaches the log promptly.
+size_t chunk_size(const measure::MeasureOptions& m) {
+  const int builds = m.parallel_builds > 0 ? m.parallel_builds
+                                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return static_cast<size_t>(builds) * 2;
+}
+
+struct TaskRun {
+  search::TaskSearch search;
+  log::TaskInfo info;
+  double best_cost = kInf;
+  bool exhausted = false;  // the search returned no new program
+};
+
+class Tuner {
+ public:
+  Tuner(const std::vector<tasks::Task>& tasks, const TuneOptions& options)
+      : tasks_(tasks), o_(options), scheduler_(scheduler_tasks(tasks), scheduler_params(options)) {}
+
+  TuneSummary run();
+
+ private:
+  static std::vector<tasks::SchedulerTask> scheduler_tasks(const std::vector<tasks::Task>& tasks) {
+    std::vector<tasks::SchedulerTask> out;
+    for (const tasks::Task& t : tasks) out.push_back({double(t.weight), t.flops, tasks::similarity_key(*t.dag)});
+    return out;
+  }
+  static tasks::SchedulerParams scheduler_params(const TuneOptions& o) {
+    tasks::SchedulerParams p = o.scheduler;
+    p.seed = o.seed;
+    return p;
+  }
+
+  void resume();
+  // Searches and measures one round of task t; a search that ran dry marks
+  // the task exhausted.
+  void tune_round(int t);
+  std::string stop_reason() const;
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  void show_progress(int t, bool end_of_round);
+
+  const std::vector<tasks::Task>& tasks_;
+  const TuneOptions& o_;
+  tasks::TaskScheduler scheduler_;
+  std::unique_ptr<search::CostModel> model_;
+  std::vector<TaskRun> runs_;
+  std::set<std::string> measured_;  // log::program_key of every program in the log
+  std::unique_ptr<measure::Measurer> measurer_;
+  std::unique_ptr<log::LogWriter> writer_;
+  std::unique_ptr<ProgressDisplay> progress_;
+  InterruptGuard* guard_ = nullptr;
+  TuneSummary summary_;
+  Clock::time_point start_ = Clock::now();
+  int round_ = 0;
+};
+
+void Tuner::resume() {
+  if (!std::filesystem::exists(o_.log_path)) return;
+  log::LogContents contents = log::read_log(o_.log_path);
+  for (const std::string& w : contents.warnings) warn(summary_, w);
+  ResumeState state = resume_from_log(contents.records, tasks_, o_.measures_per_round);
+  for (const std::string& w : state.warnings) warn(summary_, w);
+  measured_ = std::move(state.measured_keys);
+  summary_.resumed_trials = state.trials;
+  for (size_t t = 0; t < tasks_.size(); ++t) {
+    ResumedTask& rt = state.tasks[t];
+    for (auto& [s, cost] : rt.measured) runs_[t].search.add_measured(s, cost);
+    runs_[t].best_cost = rt.best_cost;
+    summary_.tasks[t].trials = rt.trials;
+    summary_.tasks[t].errors = rt.errors;
+    if (!rt.history.empty()) scheduler_.restore(static_cast<int>(t), rt.history);
+  }
+  if (!state.features.empty()) model_->update(state.features, state.throughputs);
+}
+
+std::string Tuner::stop_reason() const {
+  if (guard_->interrupted()) return "interrupted";
+  if (summary_.new_trials >= o_.trials) return "trial budget";
+  if (o_.time_budget_s > 0 && elapsed() >= o_.time_budget_s) return "time budget";
+  return "";
+}
+
+void Tuner::show_progress(int t, bool end_of_round) {
+  ProgressInfo p;
+  p.round = round_;
+  p.task = t;
+  p.num_tasks = static_cast<int>(tasks_.size());
+  p.task_name = tasks_[t].name;
+  p.trials = summary_.new_trials;
+  p.trial_budget = o_.trials;
+  const double best = runs_[t].best_cost;
+  p.task_gflops = std::isfinite(best) && best > 0 ? tasks_[t].flops / best / 1e9 : 0;
+  p.latency_s = scheduler_.objective();
+  p.elapsed_s = elapsed();
+  double left = -1;
+  if (summary_.new_trials > 0) left = p.elapsed_s / summary_.new_trials * (o_.trials - summary_.new_trials);
+  if (o_.time_budget_s > 0) {
+    const double budget_left = std::max(0.0, o_.time_budget_s - p.elapsed_s);
+    left = left < 0 ? budget_left : std::min(left, budget_left);
+  }
+  p.left_s = left;
+  progress_->update(p, end_of_round);
+}
+
+void Tuner::tune_round(int t) {
+  TaskRun& run = runs_[t];
+  const std::string& key = tasks_[t].workload_key;
+  const int n = std::min(o_.measures_per_round, o_.trials - summary_.new_trials);
+  std::vector<schedule::State> batch = run.search.next_batch(
+      n, *model_, [&](const schedule::State& s) { return measured_.count(log::program_key(key, s.history)) > 0; });
+  if (batch.empty()) {
+    // The search space ran dry: the round changed nothing.
+    run.exhausted = true;
+    scheduler_.report_round(t, run.best_cost);
+    return;
+  }
+  std::vector<search::ProgramFeatures> features;
+  std::vector<double> throughputs;
+  const size_t chunk = chunk_size(o_.measure);
+  for (size_t begin = 0; begin < batch.size(); begin += chunk) {
+    // The search alone may take a while: an interrupt or the time budget
+    // that arrived meanwhile is honored before anything is measured.
+    if (!stop_reason().empty()) break;
+    const size_t end = std::min(batch.size(), begin + chunk);
+    std::vector<measure::MeasureInput> inputs;
+    for (size_t i = begin; i < end; ++i) inputs.push_back({tasks_[t].dag, batch[i].history});
+    std::vector<log::MeasureResult> results = measurer_->measure(inputs);
+    for (size_t i = begin; i < end; ++i) {
+      log::MeasureResult& r = results[i - begin];
+      const double cost = r.median_cost();
+      writer_->append({run.info, batch[i].history, r});
+      measured_.insert(log::program_key(key, batch[i].history));
+      run.search.add_measured(batch[i], cost);
+      run.best_cost = std::min(run.best_cost, cost);
+      features.push_back(search::program_features(batch[i], t));
+      throughputs.push_back(r.ok() && cost > 0 ? tasks_[t].flops / cost : 0.0);
+      ++summary_.new_trials;
+      ++summary_.tasks[t].trials;
+      if (!r.ok()) ++summary_.tasks[t].errors;
+    }
+    show_progress(t, false);
+  }
+  // Retraining is the slow part of a round; an interrupted run skips it.
+  if (!features.empty() && !guard_->interrupted()) model_->update(features, throughputs);
+  scheduler_.report_round(t, run.best_cost);
+}
+
+TuneSummary Tuner::run() {
+  InterruptGuard guard;
+  guard_ = &guard;
+  const std::string target = o_.target.empty() ? host_target_string() : o_.target;
+  if (o_.use_cost_model) {
+    search::XgbParams xgb = o_.xgb;
+    xgb.seed = o_.seed + xgb.seed;
+    model_ = std::make_unique<search::XgbCostModel>(xgb);
+  } else {
+    model_ = std::make_unique<search::RandomCostModel>(o_.seed);
+  }
+  for (size_t t = 0; t < tasks_.size(); ++t) {
+    const tasks::Task& task = tasks_[t];
+    runs_.push_back({search::TaskSearch(task.dag, static_cast<int>(t), o_.search, o_.seed + t),
+                     log::TaskInfo{task.workload_key, task.name, target, te::dag_to_json(*task.dag)}});
+    TaskSummary ts;
+    ts.name = task.name;
+    ts.workload_key = task.workload_key;
+    ts.weight = task.weight;
+    ts.flops = task.flops;
+    summary_.tasks.push_back(ts);
+  }
+  resume();
+  measurer_ = std::make_unique<measure::Measurer>(o_.measure);
+  writer_ = std::make_unique<log::LogWriter>(o_.log_path);
+  if (!writer_->warning().empty()) warn(summary_, writer_->warning());
+  progress_ = std::make_unique<ProgressDisplay>(o_.progress);
+
+  for (;;) {
+    summary_.stop_reason = stop_reason();
+    if (!summary_.stop_reason.empty()) break;
+    const int t = scheduler_.next_task();
+    bool all_exhausted = true;
+    for (int i = 0; i < scheduler_.num_tasks(); ++i) all_exhausted &= scheduler_.done(i) || runs_[i].exhausted;
+    if (t < 0 || all_exhausted) {
+      summary_.stop_reason = "all tasks done";
+      break;
+    }
+    ++round_;
+    if (runs_[t].exhausted) {
+      scheduler_.report_round(t, runs_[t].best_cost);
+      continue;
+    }
+    tune_round(t);
+    show_progress(t, true);
+  }
+  progress_->finish();
+
+  summary_.interrupted = guard.interrupted();
+  if (summary_.interrupted) summary_.stop_reason = "interrupted";
+  summary_.wall_seconds = elapsed();
+  for (size_t t = 0; t < tasks_.size(); ++t) {
+    TaskSummary& ts = summary_.tasks[t];
+    ts.rounds = scheduler_.rounds(static_cast<int>(t));
+    ts.best_cost = runs_[t].best_cost;
+    ts.status = runs_[t].exhausted && !scheduler_.done(static_cast<int>(t))
+                    ? "exhausted"
+                    : tasks::to_string(scheduler_.status(static_cast<int>(t)));
+  }
+  return summary_;
+}
+
+}  // namespace
+
+TuneSummary tune(const std::vector<tasks::Task>& tasks, const TuneOptions& options) {
+  check_options(tasks, options);
+  return Tuner(tasks, options).run();
+}
+
+}  // namespace tunectl::tune

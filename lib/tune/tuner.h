@@ -1,0 +1,80 @@
+// The tuning loop (DESIGN.md data flow; ALGORITHMS.md "Ansor task scheduler"):
+// tasks -> TaskScheduler picks a task -> its TaskSearch proposes a batch under
+// the shared cost model -> Measurer measures it -> each record is appended to
+// the log as soon as it is measured -> the cost model retrains -> the
+// scheduler hears the task's new best -> ... until the trial budget, the time
+// budget, every task stopping, or an interrupt (SIGINT/SIGTERM) ends it.
+//
+// Resume: when the log already has records of these tasks, they are read
+// first: their programs are never measured again, each task's best cost and
+// scheduler history are restored, its search is seeded with its measured
+// programs and the cost model is trained on them, and they count against the
+// trial budget only as history (the budget is for new measurements).
+//
+// Progress: one live line on stderr while tuning (task, round, trials done of
+// the budget, best GFLOP/s of the task, estimated end-to-end latency
+// sum(weight x best), time left), then the caller prints summary_table().
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "measure/measure.h"
+#include "search/cost_model.h"
+#include "search/search_params.h"
+#include "tasks/extract.h"
+#include "tasks/scheduler.h"
+
+namespace tunectl::tune {
+
+struct TuneOptions {
+  std::string log_path;              // JSON-lines tuning log, appended to (required)
+  std::string target;                // recorded in each record; "" = the host's target string
+  int trials = 1000;                 // new measurements in all, across tasks
+  double time_budget_s = 0;          // stop starting rounds after this many seconds (0 = none)
+  int measures_per_round = 64;       // programs measured per scheduler round (Ansor: 64)
+  uint64_t seed = 0;                 // seeds the scheduler, every task's search and the cost model
+  bool use_cost_model = true;        // false: XGBoost replaced by RandomCostModel (a baseline)
+  bool progress = true;              // the live progress line on stderr
+  tasks::SchedulerParams scheduler;
+  search::SearchParams search;
+  search::XgbParams xgb;
+  measure::MeasureOptions measure;   // parallel_builds is --jobs
+};
+
+struct TaskSummary {
+  std::string name;
+  std::string workload_key;
+  int weight = 0;
+  double flops = 0;
+  int trials = 0;           // measurements of this task, resumed ones included
+  int errors = 0;           // of those, error records
+  int rounds = 0;
+  double best_cost = 0;     // seconds; +inf when no valid program
+  std::string status;       // tasks::to_string(TaskStatus), or "exhausted" (search space ran dry)
+};
+
+struct TuneSummary {
+  std::vector<TaskSummary> tasks;
+  int new_trials = 0;       // measured in this run
+  int resumed_trials = 0;   // read from the log
+  double wall_seconds = 0;
+  bool interrupted = false; // ended by SIGINT/SIGTERM
+  std::string stop_reason;  // "trial budget", "time budget", "all tasks done", "interrupted"
+  std::vector<std::string> warnings;  // log repairs and skipped records (also printed to stderr)
+  // sum(weight x best cost) over tasks; +inf while a task has no valid program.
+  double estimated_latency() const;
+};
+
+// Tunes tasks into options.log_path. Installs SIGINT/SIGTERM handlers for its
+// duration: the first signal finishes the measurement in flight (its records
+// are logged) and returns with interrupted = true. UserError for unusable
+// options or an unreadable log.
+TuneSummary tune(const std::vector<tasks::Task>& tasks, const TuneOptions& options);
+
+// The closing table: one row per task (name, weight, trials, errors, best ms,
+// GFLOP/s, share of the estimated latency, status) and a totals line.
+std::string summary_table(const TuneSummary& summary);
+
+}  // namespace tunectl::tune

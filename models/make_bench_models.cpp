@@ -1,0 +1,65 @@
+// Writes the bench suite's one-operator ONNX models into <folder>/bench/
+// (`tunectl bench` without a model imports them, extracts their single task
+// and times its tuned kernel against oneDNN):
+//   gemm_1024.onnx        MatMul [1024,1024] x [1024,1024]
+//   conv3x3_resnet.onnx   Conv 1x64x56x56, 64 filters 3x3, pad 1, bias, Relu (ResNet-50 stage 1)
+//   conv1x1_resnet.onnx   Conv 1x64x56x56, 256 filters 1x1, bias, Relu (ResNet-50 stage 1 expansion)
+//   dense_bert.onnx       Gemm [128,768] x W[3072,768]^T + b (transB=1; BERT-base FFN)
+// Weights and biases are graph inputs, not initializers: the files stay a few
+// hundred bytes, and the bench feeds the same seeded random values to the
+// tunectl kernel and to oneDNN. Usage: make_bench_models <output folder>
+#include <string>
+#include <vector>
+
+#include "onnx_builder.h"
+
+using namespace tunectl::models;  // NOLINT: a one-function program
+
+namespace {
+
+// A model whose graph inputs are `inputs` (name, shape) and whose single
+// output is "output" of shape out.
+ModelBuilder start(const std::string& name, const std::vector<std::pair<std::string, std::vector<int64_t>>>& inputs) {
+  ModelBuilder b(0, name);
+  for (const auto& [input, shape] : inputs) b.io(b.graph()->add_input(), input, shape);
+  return b;
+}
+
+void finish(ModelBuilder& b, const std::vector<int64_t>& out, const std::string& path) {
+  b.io(b.graph()->add_output(), "output", out);
+  write_message(b.model(), path);
+}
+
+void conv_relu(const std::string& name, int64_t in_ch, int64_t out_ch, int64_t kernel, const std::string& path) {
+  const int64_t pad = kernel / 2;
+  ModelBuilder b = start(name, {{"data", {1, in_ch, 56, 56}}, {"weight", {out_ch, in_ch, kernel, kernel}},
+                                {"bias", {out_ch}}});
+  auto* conv = b.node("Conv", "conv", {"data", "weight", "bias"}, "conv_out");
+  ModelBuilder::attr(conv, "kernel_shape", {kernel, kernel});
+  ModelBuilder::attr(conv, "pads", {pad, pad, pad, pad});
+  ModelBuilder::attr(conv, "strides", {1, 1});
+  b.node("Relu", "relu", {"conv_out"}, "output");
+  finish(b, {1, out_ch, 56, 56}, path);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: make_bench_models <output folder>\n";
+    return 1;
+  }
+  const std::string dir = std::string(argv[1]) + "/bench/";
+
+  ModelBuilder gemm = start("gemm_1024", {{"A", {1024, 1024}}, {"B", {1024, 1024}}});
+  gemm.node("MatMul", "matmul", {"A", "B"}, "output");
+  finish(gemm, {1024, 1024}, dir + "gemm_1024.onnx");
+
+  conv_relu("conv3x3_resnet", 64, 64, 3, dir + "conv3x3_resnet.onnx");
+  conv_relu("conv1x1_resnet", 64, 256, 1, dir + "conv1x1_resnet.onnx");
+
+  ModelBuilder dense = start("dense_bert", {{"x", {128, 768}}, {"weight", {3072, 768}}, {"bias", {3072}}});
+  ModelBuilder::attr(dense.node("Gemm", "dense", {"x", "weight", "bias"}, "output"), "transB", 1);
+  finish(dense, {128, 3072}, dir + "dense_bert.onnx");
+  return 0;
+}

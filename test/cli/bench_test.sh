@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# `tunectl bench` as a user meets it: the suite with no tuning logs (rows
+# that say so, exit 0), the suite with a real log of one of its workloads
+# (the tuned kernel is rebuilt, checked against oneDNN and timed), a model
+# with a log written by `tunectl tune` (default and tuned side by side), the
+# core matmul rows, and exit codes for bad input (1 bad command line, 2 user
+# error). Usage: bench_test.sh TUNECTL REPO_DIR
+set -u
+tunectl=$1
+repo=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+passes=0
+
+# expect CODE PATTERN -- COMMAND...: runs it, checks the exit code and that
+# stdout+stderr contain PATTERN.
+expect() {
+  local code=$1 pattern=$2
+  shift 3
+  local out
+  out=$("$@" 2>&1)
+  local rc=$?
+  if [ "$rc" -ne "$code" ] || ! grep -qF -- "$pattern" <<<"$out"; then
+    echo "FAIL: $* -> exit $rc (want $code), output:"
+    echo "$out" | head -8
+    failures=$((failures + 1))
+  else
+    passes=$((passes + 1))
+  fi
+}
+
+# expect_count N PATTERN -- COMMAND...: exit 0 and exactly N lines containing PATTERN.
+expect_count() {
+  local n=$1 pattern=$2
+  shift 3
+  local out
+  out=$("$@" 2>&1)
+  local rc=$? got
+  got=$(grep -cF -- "$pattern" <<<"$out")
+  if [ "$rc" -ne 0 ] || [ "$got" -ne "$n" ]; then
+    echo "FAIL: $* -> exit $rc, $got lines with '$pattern' (want $n), output:"
+    echo "$out" | tail -8
+    failures=$((failures + 1))
+  else
+    passes=$((passes + 1))
+  fi
+}
+
+model=$repo/models/small_cnn.onnx
+suite=$repo/models/bench
+mkdir -p "$work/empty_logs"
+
+# The suite without logs: every workload reported, none timed, no failure.
+expect_count 4 "no tuning log" -- "$tunectl" bench --suite "$suite" --logs "$work/empty_logs" --repeats 1
+
+# A few trials of the suite's 1x1 convolution, then the suite with that log:
+# its row is tuned (rebuilt from the record and checked against oneDNN), the
+# other three have no log.
+expect 0 "trials" -- "$tunectl" tune "$suite/conv1x1_resnet.onnx" --target llvm --trials 4 --jobs 1 \
+  --log "$work/suite_logs/conv1x1.json" --kernels "$work/conv1x1.kernels"
+expect_count 1 "conv1x1_resnet               tuned" -- "$tunectl" bench --suite "$suite" --logs "$work/suite_logs" \
+  --repeats 1
+expect_count 3 "no tuning log" -- "$tunectl" bench --suite "$suite" --logs "$work/suite_logs/conv1x1.json" --repeats 1
+
+# A model with a log from `tunectl tune`: default and tuned runs side by side.
+expect 0 "trials" -- "$tunectl" tune "$model" --target llvm --trials 8 --jobs 1 --log "$work/cnn.json" \
+  --kernels "$work/cnn.kernels"
+expect 0 "of 7 tasks" -- "$tunectl" bench "$model" --log "$work/cnn.json" --repeats 2
+expect 0 "speedup:" -- "$tunectl" bench "$model" --log "$work/cnn.json" --repeats 2 --profile
+expect 0 "activation memory" -- "$tunectl" bench "$model" --repeats 2
+
+# The core matmul rows.
+expect 0 "tunectl hand schedule" -- "$tunectl" bench --core --size 64 --repeats 1
+
+# Bad command lines exit 1, user errors 2.
+expect 1 "--bogus" -- "$tunectl" bench --bogus
+expect 1 "--repeats" -- "$tunectl" bench --repeats 0
+expect 2 "missing.onnx" -- "$tunectl" bench "$work/missing.onnx"
+expect 2 "missing.json" -- "$tunectl" bench "$model" --log "$work/missing.json"
+expect 2 "no_such_dir" -- "$tunectl" bench --logs "$work/no_such_dir"
+expect 2 "need a MODEL" -- "$tunectl" bench --log "$work/cnn.json"
+expect 2 "do not take a MODEL" -- "$tunectl" bench "$model" --core
+expect 2 "multiple of 32" -- "$tunectl" bench --core --size 40
+
+echo "bench_test: $passes passed, $failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,56 @@
+// Records for the kernels tests, made the way the tuner makes them: a task
+// from the ops registry (its DAG as te::dag_to_json), schedule steps (random
+// or written by hand) and a measurement result whose costs are filled in by
+// hand. The costs are fixtures that decide which record is "best", not
+// measured results.
+#pragma once
+
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "log/log_test_util.h"
+#include "log/record.h"
+#include "schedule/random_schedule.h"
+#include "schedule/state.h"
+
+namespace tunectl::kernels::testing {
+
+using log::testing::DagPtr;
+using log::testing::op_dag;
+
+// Index of the DAG's (single) output stage, the one hand-written steps touch.
+inline int output_stage(const te::ComputeDAG& dag) { return dag.index_of(dag.outputs().front()); }
+
+inline log::Record make_record(const DagPtr& dag, const std::string& name, std::vector<schedule::Step> steps,
+                               std::vector<double> costs) {
+  log::Record r;
+  r.task = log::testing::task_of(*dag, name);
+  r.steps = std::move(steps);
+  r.result.costs = std::move(costs);
+  r.result.build_seconds = 0.25;
+  r.result.run_seconds = 0.5;
+  r.result.timestamp = 1760000000;
+  return r;
+}
+
+// A tiled square matmul (n divisible by 8) with a parallel outer loop and a
+// vectorized inner loop, so its kernel calls tunectl_parallel_for.
+inline std::vector<schedule::Step> tiled_matmul_steps(const te::ComputeDAG& dag, int64_t n) {
+  using namespace schedule;
+  int mm = output_stage(dag);
+  return {SplitStep{mm, 0, n, {8}},          // i.0 i.1 j k
+          SplitStep{mm, 2, n, {8}},          // i.0 i.1 j.0 j.1 k
+          SplitStep{mm, 4, n, {4}},          // i.0 i.1 j.0 j.1 k.0 k.1
+          ReorderStep{mm, {0, 2, 4, 1, 5, 3}},  // i.0 j.0 k.0 i.1 k.1 j.1
+          AnnotationStep{mm, 0, "parallel"},
+          AnnotationStep{mm, 5, "vectorize"}};
+}
+
+inline std::vector<schedule::Step> random_steps(const DagPtr& dag, uint64_t seed, int num_steps) {
+  std::mt19937_64 rng(seed);
+  return schedule::random_schedule(dag, rng, num_steps).history;
+}
+
+}  // namespace tunectl::kernels::testing

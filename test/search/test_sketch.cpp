@@ -1,0 +1,199 @@
+// Sketch generation and random annotation (search/sketch.h): every sketch and
+// every annotated state of every registry op and of the small CNN's tasks
+// lowers, JIT-compiles and computes the reference; generation and sampling
+// are deterministic; the rules produce the structures they promise.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <set>
+
+#include "check/reference_check.h"
+#include "codegen/llvm/llvm_codegen.h"
+#include "graph/import.h"
+#include "graph/partition.h"
+#include "graph/passes.h"
+#include "lower/lower.h"
+#include "ops/registry.h"
+#include "runtime/timer.h"
+#include "search/sketch.h"
+#include "tasks/extract.h"
+
+using namespace tunectl;
+
+namespace {
+
+using schedule::State;
+
+void check_state(const te::ComputeDAG& dag, const State& state, uint64_t seed) {
+  INFO("steps: " << schedule::steps_to_json(state.history).dump());
+  codegen::JitKernel kernel = codegen::jit_compile(lower::lower(state, "kernel"));
+  check::CheckResult r = check::check_against_reference(
+      dag, [&](const std::vector<runtime::NDArray*>& args) { kernel.run(check::raw_pointers(args).data()); }, seed);
+  INFO(r.message);
+  CHECK(r.ok);
+}
+
+// Every sketch of dag and `samples` annotated states of each compute the
+// reference; annotation succeeds for every sketch.
+void check_dag(const std::shared_ptr<const te::ComputeDAG>& dag, int samples, uint64_t seed) {
+  std::vector<State> sketches = search::generate_sketches(dag);
+  REQUIRE(!sketches.empty());
+  std::mt19937_64 rng(seed);
+  for (size_t k = 0; k < sketches.size(); ++k) {
+    INFO("sketch " << k);
+    check_state(*dag, sketches[k], seed);
+    for (int i = 0; i < samples; ++i) {
+      std::optional<State> s = search::annotate_randomly(sketches[k], rng);
+      REQUIRE(s.has_value());
+      check_state(*dag, *s, seed + i);
+    }
+  }
+}
+
+void check_registry(int samples) {
+  for (const std::string& op : ops::op_names()) {
+    uint64_t seed = 1;
+    for (const auto& params : ops::test_configs(op)) {
+      INFO(op << " " << params.dump());
+      check_dag(std::make_shared<const te::ComputeDAG>(ops::make_op_dag(op, params)), samples, seed++);
+    }
+  }
+}
+
+std::vector<tasks::Task> small_cnn_tasks() {
+  std::filesystem::path path = std::filesystem::path(TUNECTL_SOURCE_DIR) / "models" / "small_cnn.onnx";
+  graph::Graph g = graph::simplify_graph(graph::import_onnx(path.string()));
+  return tasks::extract_tasks(graph::partition(g));
+}
+
+void check_small_cnn(int samples) {
+  std::vector<tasks::Task> ts = small_cnn_tasks();
+  REQUIRE(!ts.empty());
+  uint64_t seed = 1;
+  for (const tasks::Task& t : ts) {
+    INFO("task " << t.name);
+    check_dag(t.dag, samples, seed++);
+  }
+}
+
+std::shared_ptr<const te::ComputeDAG> op_dag(const std::string& op, const nlohmann::json& params) {
+  return std::make_shared<const te::ComputeDAG>(ops::make_op_dag(op, params));
+}
+
+bool has_split(const State& s) {
+  return std::any_of(s.history.begin(), s.history.end(),
+                     [](const schedule::Step& st) { return std::holds_alternative<schedule::SplitStep>(st); });
+}
+
+}  // namespace
+
+TEST_CASE("sketches and annotated states of every registry op compute the reference", "[sketch][cpu][property]") {
+  check_registry(2);
+}
+
+TEST_CASE("sketches and annotated states of the small CNN's tasks compute the reference",
+          "[sketch][cpu][property]") {
+  check_small_cnn(2);
+}
+
+TEST_CASE("many annotated states of every registry op and small CNN task compute the reference",
+          "[sketch][cpu][property][slow]") {
+  check_registry(10);
+  check_small_cnn(10);
+}
+
+TEST_CASE("sketch generation and sampling are deterministic", "[sketch][unit]") {
+  for (const char* op : {"matmul", "conv2d", "softmax"}) {
+    INFO(op);
+    auto dag = op_dag(op, ops::test_configs(op).front());
+    std::vector<State> a = search::generate_sketches(dag), b = search::generate_sketches(dag);
+    REQUIRE(a.size() == b.size());
+    for (size_t k = 0; k < a.size(); ++k) CHECK(schedule::states_equal(a[k], b[k]));
+    std::mt19937_64 r1(7), r2(7), r3(8);
+    std::vector<State> p1 = search::sample_initial_population(a, 12, r1);
+    std::vector<State> p2 = search::sample_initial_population(a, 12, r2);
+    std::vector<State> p3 = search::sample_initial_population(a, 12, r3);
+    REQUIRE(p1.size() == 12);
+    REQUIRE(p1.size() == p2.size());
+    for (size_t k = 0; k < p1.size(); ++k) CHECK(schedule::states_equal(p1[k], p2[k]));
+    // Another seed draws other states (not a constant sampler).
+    std::set<std::string> s1, s3;
+    for (const State& s : p1) s1.insert(schedule::steps_to_json(s.history).dump());
+    for (const State& s : p3) s3.insert(schedule::steps_to_json(s.history).dump());
+    CHECK(s1 != s3);
+    CHECK(s1.size() > 1);
+  }
+}
+
+TEST_CASE("matmul gets multi-level tiling with a cache-write stage", "[sketch][unit]") {
+  auto dag = op_dag("matmul", {{"M", 64}, {"N", 64}, {"K", 64}});
+  std::vector<State> sketches = search::generate_sketches(dag);
+  bool cache_tiled = false, plain_tiled = false;
+  for (const State& s : sketches) {
+    INFO(s.to_string());
+    for (const schedule::Stage& st : s.stages) {
+      // SSRSRS: 2 spatial axes x 4 levels + 1 reduce axis x 2 levels.
+      bool tiled = st.op->reduce() != nullptr && st.leaves.size() == 10;
+      if (tiled && s.stages.size() == dag->ops().size()) plain_tiled = true;
+      if (tiled && s.stages.size() == dag->ops().size() + 1 && st.attach.kind == schedule::AttachKind::Iter)
+        cache_tiled = true;
+    }
+  }
+  CHECK(plain_tiled);
+  CHECK(cache_tiled);
+}
+
+TEST_CASE("conv2d + bias + relu gets the consumer-fusion sketch", "[sketch][unit]") {
+  auto dag = op_dag("conv2d", {{"N", 1}, {"C", 8}, {"H", 8}, {"W", 8}, {"K", 16}, {"R", 3}, {"S", 3}, {"pad", 1},
+                               {"bias", true}, {"relu", true}});
+  std::vector<State> sketches = search::generate_sketches(dag);
+  bool fused = false;
+  for (const State& s : sketches) {
+    UNSCOPED_INFO(s.to_string());
+    // No inserted stage; the conv (a reduction) is computed inside the loops
+    // of the output, which follows its tiles; bias add is inlined.
+    if (s.stages.size() != dag->ops().size()) continue;
+    for (const schedule::Stage& st : s.stages) {
+      if (st.op->reduce() == nullptr || st.attach.kind != schedule::AttachKind::Iter) continue;
+      const schedule::Stage& target = s.stages[st.attach.target_stage];
+      int out = dag->index_of(target.op);
+      if (out >= 0 && dag->is_output(out) && target.leaves.size() == 2 * target.op->axes.size()) fused = true;
+    }
+  }
+  CHECK(fused);
+}
+
+TEST_CASE("elementwise-only DAGs get no tiling", "[sketch][unit]") {
+  for (const char* op : {"leaky_relu", "clip", "transpose"}) {
+    INFO(op);
+    for (const State& s : search::generate_sketches(op_dag(op, ops::test_configs(op).front()))) CHECK(!has_split(s));
+  }
+}
+
+TEST_CASE("matmul 512^3 sketches and annotated samples' speed range (printed)", "[sketch][bench][.]") {
+  auto dag = op_dag("matmul", {{"M", 512}, {"N", 512}, {"K", 512}});
+  std::vector<State> sketches = search::generate_sketches(dag);
+  for (const State& s : sketches) std::printf("sketch: %s\n", schedule::steps_to_json(s.history).dump().c_str());
+  std::mt19937_64 rng(3);
+  std::vector<State> pop = search::sample_initial_population(sketches, 8, rng);
+  REQUIRE(!pop.empty());
+  std::vector<runtime::NDArray> args;
+  for (const te::Tensor& t : dag->placeholders()) args.emplace_back(ir::DType::Float32, t->shape());
+  for (const te::Tensor& t : dag->outputs()) args.emplace_back(ir::DType::Float32, t->shape());
+  std::vector<void*> raw;
+  for (auto& a : args) raw.push_back(a.raw());
+  double best = 1e30, worst = 0;
+  for (const State& s : pop) {
+    codegen::JitKernel kernel = codegen::jit_compile(lower::lower(s, "kernel"));
+    runtime::TimingOptions opt;
+    opt.repeats = 3;
+    double t = runtime::time_function([&] { kernel.run(raw.data()); }, opt).median();
+    best = std::min(best, t);
+    worst = std::max(worst, t);
+  }
+  double gflop = dag->flop_count() * 1e-9;
+  std::printf("matmul 512^3, %zu random samples: best %.1f GFLOP/s, worst %.1f GFLOP/s\n", pop.size(),
+              gflop / best, gflop / worst);
+  std::printf("one sample: %s\n", schedule::steps_to_json(pop.front().history).dump().c_str());
+}

@@ -1,0 +1,172 @@
+// The tuning loop end to end on a tiny task set: records reach the log,
+// resuming never measures a program twice, an interrupt keeps every
+// measurement, and candidates that crash or hang become error records while
+// tuning goes on.
+#include <signal.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "log/log_file.h"
+#include "tune/tuner.h"
+#include "tune_test_util.h"
+
+using namespace tunectl;
+
+namespace {
+
+// Program keys of a log, asserting there are no duplicates.
+std::set<std::string> unique_program_keys(const std::vector<log::Record>& records) {
+  std::set<std::string> keys;
+  for (const log::Record& r : records) {
+    INFO("duplicate program of " << r.task.name);
+    CHECK(keys.insert(log::program_key(r.task.workload_key, r.steps)).second);
+  }
+  return keys;
+}
+
+int total_trials(const tune::TuneSummary& s) {
+  int n = 0;
+  for (const tune::TaskSummary& t : s.tasks) n += t.trials;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("tuning logs every measurement and a resumed run measures only new programs", "[cpu][tune]") {
+  tune_test::TempDir dir("resume");
+  const std::vector<tasks::Task> tasks = tune_test::tiny_tasks();
+  tune::TuneOptions o = tune_test::fast_options(dir.file("tiny.log.json"));
+  o.trials = 16;
+
+  tune::TuneSummary first = tune::tune(tasks, o);
+  CHECK_FALSE(first.interrupted);
+  CHECK(first.stop_reason == "trial budget");
+  CHECK(first.new_trials == 16);
+  CHECK(first.resumed_trials == 0);
+  CHECK(total_trials(first) == 16);
+  REQUIRE(first.tasks.size() == 2);
+  for (const tune::TaskSummary& t : first.tasks) {
+    INFO(t.name);
+    CHECK(t.trials > 0);  // warm-up gives every task a round
+    CHECK(t.errors <= t.trials);
+    CHECK(t.rounds >= 1);
+    CHECK(std::isfinite(t.best_cost));
+    CHECK(t.best_cost > 0);
+    CHECK_FALSE(t.status.empty());
+  }
+  CHECK(std::isfinite(first.estimated_latency()));
+  CHECK(first.wall_seconds > 0);
+
+  std::vector<log::Record> records = log::read_log(o.log_path).records;
+  REQUIRE(records.size() == 16);
+  std::set<std::string> before = unique_program_keys(records);
+  for (const log::Record& r : records) {
+    CHECK(!r.task.target.empty());
+    CHECK(r.task.dag.is_object());
+  }
+
+  o.trials = 8;
+  tune::TuneSummary second = tune::tune(tasks, o);
+  CHECK(second.resumed_trials == 16);
+  CHECK(second.new_trials == 8);
+  CHECK(total_trials(second) == 24);
+  for (size_t t = 0; t < 2; ++t) CHECK(second.tasks[t].best_cost <= first.tasks[t].best_cost);
+
+  records = log::read_log(o.log_path).records;
+  REQUIRE(records.size() == 24);
+  std::set<std::string> after = unique_program_keys(records);
+  CHECK(after.size() == 24);
+  for (const std::string& k : before) CHECK(after.count(k) == 1);
+}
+
+TEST_CASE("an interrupt ends tuning after the chunk in flight with every record logged", "[cpu][tune]") {
+  tune_test::TempDir dir("interrupt");
+  tune::TuneOptions o = tune_test::fast_options(dir.file("interrupt.log.json"));
+  o.trials = 64;
+  // The second candidate of a chunk tells the tuner (its parent) to stop,
+  // as Ctrl-C would, while the chunk is being measured. Once per child: the
+  // kernel is called again for timing.
+  o.measure.run_override = [](size_t index, codegen::KernelFn kernel, void* const* args) {
+    static bool sent = false;  // each forked child starts from the parent's false
+    if (index == 1 && !sent) {
+      sent = true;
+      kill(getppid(), SIGINT);
+    }
+    kernel(args);
+  };
+  tune::TuneSummary s = tune::tune(tune_test::tiny_tasks(), o);
+  CHECK(s.interrupted);
+  CHECK(s.stop_reason == "interrupted");
+  CHECK(s.new_trials > 0);
+  CHECK(s.new_trials < o.trials);
+  const std::vector<log::Record> records = log::read_log(o.log_path).records;
+  CHECK(static_cast<int>(records.size()) == s.new_trials);
+  CHECK(records.size() <= 4);  // one chunk: parallel_builds 2 -> 4 candidates
+  unique_program_keys(records);
+  for (const log::Record& r : records) CHECK(r.result.ok());  // the signal harmed no measurement
+
+  // The handler is gone again: a later tune is not born interrupted.
+  o.measure.run_override = nullptr;
+  o.trials = 4;
+  tune::TuneSummary next = tune::tune(tune_test::tiny_tasks(), o);
+  CHECK_FALSE(next.interrupted);
+  CHECK(next.new_trials == 4);
+}
+
+TEST_CASE("crashing, hanging and scribbling candidates become error records and tuning finishes", "[cpu][tune]") {
+  tune_test::TempDir dir("faults");
+  tune::TuneOptions o = tune_test::fast_options(dir.file("faults.log.json"));
+  o.trials = 8;
+  o.measure.run_timeout_s = 0.5;
+  o.measure.run_override = [](size_t index, codegen::KernelFn kernel, void* const* args) {
+    switch (index) {
+      case 0: {  // a write to the null page, at an address the compiler cannot fold
+        auto address = reinterpret_cast<uintptr_t>(args[2]) & 0xfc;
+        *reinterpret_cast<volatile float*>(address) = 1.0f;
+        break;
+      }
+      case 1: {  // never returns
+        volatile bool spin = true;
+        while (spin) {
+        }
+        break;
+      }
+      case 2: {  // a huge write far past the end of the output
+        auto* out = static_cast<char*>(args[2]);
+        std::memset(out + 16 * 24 * sizeof(float), 0x7f, size_t{1} << 34);
+        break;
+      }
+      default:
+        kernel(args);
+    }
+  };
+  tune::TuneSummary s = tune::tune({tune_test::small_matmul()}, o);
+  CHECK_FALSE(s.interrupted);
+  CHECK(s.new_trials == 8);
+  const std::vector<log::Record> records = log::read_log(o.log_path).records;
+  REQUIRE(records.size() == 8);
+  for (size_t i = 0; i < records.size(); ++i) {
+    const log::MeasureResult& r = records[i].result;
+    INFO(i << ": " << log::to_string(r.error) << ": " << r.error_message);
+    switch (i % 4) {  // chunks of 4 candidates
+      case 0:
+        CHECK(r.error == log::MeasureError::RuntimeError);
+        break;
+      case 1:
+        CHECK(r.error == log::MeasureError::RunTimeout);
+        break;
+      case 2:
+        CHECK((r.error == log::MeasureError::RuntimeError || r.error == log::MeasureError::WrongAnswer));
+        break;
+      default:
+        CHECK(r.ok());
+    }
+  }
+  REQUIRE(s.tasks.size() == 1);
+  CHECK(s.tasks[0].errors == 6);
+  CHECK(std::isfinite(s.tasks[0].best_cost));
+}
