@@ -28,7 +28,7 @@ namespace {
 
 struct TuneCmdOptions {
   std::string model;
-  std::string target;
+  std::string target = "llvm";
   std::string log_path;
   std::string kernels_dir;
   std::string policy = "gradient";
@@ -109,7 +109,7 @@ void register_tune(CLI::App& app) {
   auto o = std::make_shared<TuneCmdOptions>();
   CLI::App* sub = app.add_subcommand("tune", "Tune a model's tasks into a log and a kernels folder");
   sub->add_option("model", o->model, "ONNX model file")->required()->check(CLI::ExistingFile);
-  sub->add_option("--target", o->target, "Code generation target (llvm: the host CPU)")->required();
+  sub->add_option("--target", o->target, "Code generation target: llvm (the host CPU; the default)")->capture_default_str();
   sub->add_option("--trials", o->tune.trials, "New measurements in all, across tasks")
       ->default_val(1000)
       ->check(CLI::NonNegativeNumber);

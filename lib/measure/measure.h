@@ -58,6 +58,11 @@ namespace tunectl::measure {
 struct MeasureInput {
   std::shared_ptr<const te::ComputeDAG> dag;
   std::vector<schedule::Step> steps;
+  // A candidate whose first (checked) run takes longer than this is not
+  // timed further: that run is its one cost. The tuner passes a multiple of
+  // the task's best cost, so hopeless candidates cost one run instead of a
+  // warm-up plus every repeat. 0 = always time fully.
+  double slow_cutoff_s = 0;
 };
 
 struct MeasureOptions {

@@ -41,7 +41,11 @@ std::string progress_line(const ProgressInfo& p) {
 ProgressDisplay::ProgressDisplay(bool enabled) : enabled_(enabled), tty_(isatty(STDERR_FILENO) == 1) {}
 
 void ProgressDisplay::update(const ProgressInfo& p, bool end_of_round) {
-  if (!enabled_ || (!tty_ && !end_of_round)) return;
+  // Without a TTY (a CI log) a line per round, and one at least every
+  // kLogInterval seconds within a long round, keeps the log alive but short.
+  constexpr double kLogInterval = 15;
+  if (!enabled_ || (!tty_ && !end_of_round && p.elapsed_s - last_line_s_ < kLogInterval)) return;
+  last_line_s_ = p.elapsed_s;
   const std::string line = progress_line(p);
   if (tty_) {
     std::fprintf(stderr, "\r%s\033[K", line.c_str());  // \033[K clears what a longer line left

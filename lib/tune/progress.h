@@ -31,8 +31,8 @@ std::string progress_line(const ProgressInfo& p);
 class ProgressDisplay {
  public:
   explicit ProgressDisplay(bool enabled);
-  // A live refresh (overwritten by the next one on a terminal, dropped
-  // otherwise) or a round's final line (always shown).
+  // A live refresh (overwritten by the next one on a terminal; without one,
+  // shown at most every 15 s) or a round's final line (always shown).
   void update(const ProgressInfo& p, bool end_of_round);
   // Ends the live line so later output starts on a fresh line.
   void finish();
@@ -41,6 +41,7 @@ class ProgressDisplay {
   bool enabled_;
   bool tty_;
   bool line_open_ = false;
+  double last_line_s_ = 0;  // elapsed time of the last line printed (not a TTY)
 };
 
 }  // namespace tunectl::tune

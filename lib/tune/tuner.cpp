@@ -173,7 +173,8 @@ void Tuner::tune_round(int t) {
     if (!stop_reason().empty()) break;
     const size_t end = std::min(batch.size(), begin + chunk);
     std::vector<measure::MeasureInput> inputs;
-    for (size_t i = begin; i < end; ++i) inputs.push_back({tasks_[t].dag, batch[i].history});
+    const double cutoff = std::isfinite(run.best_cost) ? o_.slow_cutoff_factor * run.best_cost : 0;
+    for (size_t i = begin; i < end; ++i) inputs.push_back({tasks_[t].dag, batch[i].history, cutoff});
     std::vector<log::MeasureResult> results = measurer_->measure(inputs);
     for (size_t i = begin; i < end; ++i) {
       log::MeasureResult& r = results[i - begin];

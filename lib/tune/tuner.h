@@ -35,6 +35,10 @@ struct TuneOptions {
   double time_budget_s = 0;          // stop starting rounds after this many seconds (0 = none)
   int measures_per_round = 64;       // programs measured per scheduler round (Ansor: 64)
   uint64_t seed = 0;                 // seeds the scheduler, every task's search and the cost model
+  // A candidate whose first run is this many times slower than its task's
+  // best so far is timed by that run alone (MeasureInput::slow_cutoff_s);
+  // 0 = time every candidate fully.
+  double slow_cutoff_factor = 10;
   bool use_cost_model = true;        // false: XGBoost replaced by RandomCostModel (a baseline)
   bool progress = true;              // the live progress line on stderr
   tasks::SchedulerParams scheduler;

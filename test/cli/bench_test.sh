@@ -8,44 +8,7 @@
 set -u
 tunectl=$1
 repo=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-passes=0
-
-# expect CODE PATTERN -- COMMAND...: runs it, checks the exit code and that
-# stdout+stderr contain PATTERN.
-expect() {
-  local code=$1 pattern=$2
-  shift 3
-  local out
-  out=$("$@" 2>&1)
-  local rc=$?
-  if [ "$rc" -ne "$code" ] || ! grep -qF -- "$pattern" <<<"$out"; then
-    echo "FAIL: $* -> exit $rc (want $code), output:"
-    echo "$out" | head -8
-    failures=$((failures + 1))
-  else
-    passes=$((passes + 1))
-  fi
-}
-
-# expect_count N PATTERN -- COMMAND...: exit 0 and exactly N lines containing PATTERN.
-expect_count() {
-  local n=$1 pattern=$2
-  shift 3
-  local out
-  out=$("$@" 2>&1)
-  local rc=$? got
-  got=$(grep -cF -- "$pattern" <<<"$out")
-  if [ "$rc" -ne 0 ] || [ "$got" -ne "$n" ]; then
-    echo "FAIL: $* -> exit $rc, $got lines with '$pattern' (want $n), output:"
-    echo "$out" | tail -8
-    failures=$((failures + 1))
-  else
-    passes=$((passes + 1))
-  fi
-}
+source "$(dirname "$0")/cli_lib.sh"
 
 model=$repo/models/small_cnn.onnx
 suite=$repo/models/bench
@@ -83,5 +46,4 @@ expect 2 "need a MODEL" -- "$tunectl" bench --log "$work/cnn.json"
 expect 2 "do not take a MODEL" -- "$tunectl" bench "$model" --core
 expect 2 "multiple of 32" -- "$tunectl" bench --core --size 40
 
-echo "bench_test: $passes passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish "bench cli"

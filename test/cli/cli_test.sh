@@ -6,27 +6,7 @@ set -u
 tunectl=$1
 repo=$2
 onnx=$repo/../shared/onnx
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-passes=0
-
-# expect CODE PATTERN -- COMMAND...: runs it, checks the exit code and that
-# stdout+stderr contain PATTERN.
-expect() {
-  local code=$1 pattern=$2
-  shift 3
-  local out
-  out=$("$@" 2>&1)
-  local rc=$?
-  if [ "$rc" -ne "$code" ] || ! grep -qF -- "$pattern" <<<"$out"; then
-    echo "FAIL: $* -> exit $rc (want $code), output:"
-    echo "$out" | head -5
-    failures=$((failures + 1))
-  else
-    passes=$((passes + 1))
-  fi
-}
+source "$(dirname "$0")/cli_lib.sh"
 
 [ -d "$onnx/node" ] || { echo "FAIL: ONNX test data missing at $onnx"; exit 1; }
 model=$repo/models/small_cnn.onnx
@@ -52,9 +32,8 @@ expect 2 "not valid JSON" -- "$tunectl" compile --op matmul --steps '[["SP"'
 expect 0 "total: 7 tasks" -- "$tunectl" tasks "$model"
 expect 0 "workload_key" -- "$tunectl" tasks "$model" --json
 expect 0 "output" -- "$tunectl" run "$model" --input "input=$input" --output-dir "$work/out"
-[ -s "$work/out/output.pb" ] && passes=$((passes + 1)) || { echo "FAIL: run wrote no output.pb"; failures=$((failures + 1)); }
+check "run wrote output.pb" test -s "$work/out/output.pb"
 expect 0 "check: output matches the reference" -- "$tunectl" compile --op conv2d --check \
   --params '{"N":1,"C":8,"H":14,"W":14,"K":16,"R":3,"S":3,"pad":1}' --emit loop
 
-echo "$passes passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish "cli"

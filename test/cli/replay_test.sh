@@ -9,31 +9,7 @@ set -u
 tunectl=$1
 repo=$2
 log=$repo/test/kernels/data/replay.log.json
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-passes=0
-
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-
-# expect CODE PATTERN -- COMMAND...: runs it, checks the exit code and that
-# stdout+stderr contain PATTERN.
-expect() {
-  local code=$1 pattern=$2
-  shift 3
-  local out
-  out=$("$@" 2>&1)
-  local rc=$?
-  if [ "$rc" -ne "$code" ] || ! grep -qF -- "$pattern" <<<"$out"; then
-    fail "$* -> exit $rc (want $code, output with '$pattern'), output:"
-    echo "$out" | head -8
-  else
-    passes=$((passes + 1))
-  fi
-}
+source "$(dirname "$0")/cli_lib.sh"
 
 [ -s "$log" ] || { echo "FAIL: fixture log missing at $log"; exit 1; }
 
@@ -44,15 +20,12 @@ expect 0 "matmul_64" -- "$tunectl" replay "$log" --kernels "$work/one" --task ma
 # Byte-identical folders: same file names, same bytes.
 (cd "$work/a" && ls) >"$work/a.list"
 (cd "$work/b" && ls) >"$work/b.list"
-if cmp -s "$work/a.list" "$work/b.list" && [ "$(wc -l <"$work/a.list")" -eq 4 ]; then
-  passes=$((passes + 1))
-else
-  fail "kernel folders list different files: $(cat "$work/a.list") vs $(cat "$work/b.list")"
-fi
+check "both folders list the same 4 files" cmp -s "$work/a.list" "$work/b.list"
+check "4 files in a kernels folder" test "$(wc -l <"$work/a.list")" -eq 4
 for f in $(cat "$work/a.list"); do
-  if cmp -s "$work/a/$f" "$work/b/$f"; then passes=$((passes + 1)); else fail "$f differs between two replays"; fi
+  check "$f is byte-identical in two replays" cmp -s "$work/a/$f" "$work/b/$f"
 done
-[ "$(ls "$work/one" | grep -c '\.o$')" -eq 1 ] && passes=$((passes + 1)) || fail "--task wrote other kernels"
+check "--task wrote only its kernel" test "$(ls "$work/one" | grep -c '\.o$')" -eq 1
 
 # Errors.
 expect 2 "cannot open" -- "$tunectl" replay "$work/missing.log" --kernels "$work/c"
@@ -63,7 +36,6 @@ expect 2 "no valid record" -- "$tunectl" replay "$log" --kernels "$work/c" --tas
 : >"$work/empty.log"
 expect 2 "no records" -- "$tunectl" replay "$work/empty.log" --kernels "$work/c"
 expect 1 "log is required" -- "$tunectl" replay
-[ ! -e "$work/c" ] && passes=$((passes + 1)) || fail "a failed replay created the kernels folder"
+check "a failed replay creates no kernels folder" test ! -e "$work/c"
 
-echo "$passes passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish "replay cli"

@@ -72,6 +72,18 @@ TEST_CASE("a normal matmul candidate gets finite costs", "[cpu]") {
   CHECK(results[0].run_seconds > 0);
 }
 
+TEST_CASE("a candidate slower than its cutoff is timed by its first run alone", "[cpu]") {
+  auto dag = matmul_dag();
+  measure::Measurer measurer(fast_options());
+  // A cutoff no run can beat, and one no run can exceed.
+  auto results = measurer.measure({{dag, {}, 1e-12}, {dag, {}, 1e3}});
+  REQUIRE(results.size() == 2);
+  REQUIRE(results[0].ok());
+  CHECK(results[0].costs.size() == 1);
+  CHECK(results[0].costs[0] > 1e-12);
+  require_good(results[1]);
+}
+
 TEST_CASE("a step that does not fit the state is an instantiation error", "[cpu]") {
   auto dag = matmul_dag();
   measure::Measurer measurer(fast_options());

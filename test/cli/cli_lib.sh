@@ -1,0 +1,59 @@
+# Shared by the CLI test scripts (sourced, not run): a scratch folder $work
+# removed on exit, pass/fail counters and the checks below. Commands run in
+# $run_dir (default: the caller's folder); failures print the command and the
+# tail of its output.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+run_dir=$PWD
+failures=0
+passes=0
+
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# check DESCRIPTION COMMAND...: passes when COMMAND succeeds.
+check() {
+  local what=$1
+  shift
+  if "$@"; then passes=$((passes + 1)); else fail "$what"; fi
+}
+
+# expect CODE PATTERN -- COMMAND...: runs it, checks the exit code and that
+# stdout+stderr contain PATTERN.
+expect() {
+  local code=$1 pattern=$2
+  shift 3
+  local out rc
+  out=$(cd "$run_dir" && "$@" 2>&1)
+  rc=$?
+  if [ "$rc" -ne "$code" ] || ! grep -qF -- "$pattern" <<<"$out"; then
+    fail "$* -> exit $rc (want $code, output with '$pattern'), output:"
+    echo "$out" | tail -12
+  else
+    passes=$((passes + 1))
+  fi
+}
+
+# expect_count N PATTERN -- COMMAND...: exit 0 and exactly N lines containing PATTERN.
+expect_count() {
+  local n=$1 pattern=$2
+  shift 3
+  local out rc got
+  out=$(cd "$run_dir" && "$@" 2>&1)
+  rc=$?
+  got=$(grep -cF -- "$pattern" <<<"$out")
+  if [ "$rc" -ne 0 ] || [ "$got" -ne "$n" ]; then
+    fail "$* -> exit $rc, $got lines with '$pattern' (want $n), output:"
+    echo "$out" | tail -12
+  else
+    passes=$((passes + 1))
+  fi
+}
+
+# finish NAME: prints the counts; the exit status says whether all passed.
+finish() {
+  echo "$1: $passes passed, $failures failed"
+  [ "$failures" -eq 0 ]
+}
