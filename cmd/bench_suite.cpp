@@ -68,9 +68,9 @@ std::vector<SuiteEntry> suite_entries() {
                }});
   e.push_back(conv_entry("conv3x3_resnet.onnx", 64, 64, 3));
   e.push_back(conv_entry("conv1x1_resnet.onnx", 64, 256, 1));
-  e.push_back({"dense_bert.onnx", {{128, 768}, {3072, 768}, {3072}}, [](const std::vector<runtime::NDArray>& in) {
-                 auto p =
-                     std::make_shared<baseline::OneDnnDense>(128, 768, 3072, in[1].data<float>(), in[2].data<float>());
+  e.push_back({"dense_bert.onnx", {{128, 768}, {768, 3072}, {3072}}, [](const std::vector<runtime::NDArray>& in) {
+                 auto p = std::make_shared<baseline::OneDnnDense>(128, 768, 3072, in[1].data<float>(),
+                                                                  in[2].data<float>(), baseline::DenseWeights::InOut);
                  return Baseline([p](const std::vector<runtime::NDArray>& in, runtime::NDArray& out) {
                    p->run(in[0].data<float>(), out.data<float>());
                  });

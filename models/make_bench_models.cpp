@@ -4,7 +4,7 @@
 //   gemm_1024.onnx        MatMul [1024,1024] x [1024,1024]
 //   conv3x3_resnet.onnx   Conv 1x64x56x56, 64 filters 3x3, pad 1, bias, Relu (ResNet-50 stage 1)
 //   conv1x1_resnet.onnx   Conv 1x64x56x56, 256 filters 1x1, bias, Relu (ResNet-50 stage 1 expansion)
-//   dense_bert.onnx       Gemm [128,768] x W[3072,768]^T + b (transB=1; BERT-base FFN)
+//   dense_bert.onnx       MatMul [128,768] x W[768,3072] + b (BERT-base FFN, as exported)
 // Weights and biases are graph inputs, not initializers: the files stay a few
 // hundred bytes, and the bench feeds the same seeded random values to the
 // tunectl kernel and to oneDNN. Usage: make_bench_models <output folder>
@@ -58,8 +58,11 @@ int main(int argc, char** argv) {
   conv_relu("conv3x3_resnet", 64, 64, 3, dir + "conv3x3_resnet.onnx");
   conv_relu("conv1x1_resnet", 64, 256, 1, dir + "conv1x1_resnet.onnx");
 
-  ModelBuilder dense = start("dense_bert", {{"x", {128, 768}}, {"weight", {3072, 768}}, {"bias", {3072}}});
-  ModelBuilder::attr(dense.node("Gemm", "dense", {"x", "weight", "bias"}, "output"), "transB", 1);
+  // As Hugging Face's BERT exports write a dense layer: MatMul with the
+  // weight stored [in, out], then Add of the bias.
+  ModelBuilder dense = start("dense_bert", {{"x", {128, 768}}, {"weight", {768, 3072}}, {"bias", {3072}}});
+  dense.node("MatMul", "dense", {"x", "weight"}, "dense_out");
+  dense.node("Add", "bias", {"dense_out", "bias"}, "output");
   finish(dense, {128, 3072}, dir + "dense_bert.onnx");
   return 0;
 }

@@ -18,7 +18,8 @@ struct OneDnnDense::Impl {
   bool has_bias = false;
 };
 
-OneDnnDense::OneDnnDense(int64_t m, int64_t k, int64_t n, const float* weights, const float* bias)
+OneDnnDense::OneDnnDense(int64_t m, int64_t k, int64_t n, const float* weights, const float* bias,
+                         DenseWeights layout)
     : impl_(std::make_unique<Impl>()) {
   Impl& p = *impl_;
   p.src_md = dnnl::memory::desc({m, k}, dt::f32, tag::nc);
@@ -30,7 +31,7 @@ OneDnnDense::OneDnnDense(int64_t m, int64_t k, int64_t n, const float* weights, 
   dnnl::inner_product_forward::primitive_desc pd(desc, p.engine);
   // src and dst were given as plain layouts, so the primitive works on them directly.
   p.primitive = dnnl::inner_product_forward(pd);
-  p.weights = to_layout(p.engine, p.stream, dnnl::memory::desc({n, k}, dt::f32, tag::oi), weights, pd.weights_desc());
+  p.weights = to_layout(p.engine, p.stream, dnnl::memory::desc({n, k}, dt::f32, layout == DenseWeights::OutIn ? tag::oi : tag::io), weights, pd.weights_desc());
   if (p.has_bias) p.bias = to_layout(p.engine, p.stream, bias_md, bias, pd.bias_desc());
 }
 

@@ -173,7 +173,10 @@ std::vector<log::MeasureResult> Measurer::measure(const std::vector<MeasureInput
     auto waiting = [&] {
       return std::count_if(active.begin(), active.end(), [](const Child& c) { return c.phase != Phase::Running; });
     };
-    while (next < inputs.size() && waiting() < options_.parallel_builds) {
+    auto any_in = [&](Phase phase) {
+      return std::any_of(active.begin(), active.end(), [&](const Child& c) { return c.phase == phase; });
+    };
+    while (next < inputs.size() && waiting() < options_.parallel_builds && !any_in(Phase::Running)) {
       int fds[2];
       user_check(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0, "measure: socketpair failed: ",
                  strerror(errno));
@@ -199,9 +202,8 @@ std::vector<log::MeasureResult> Measurer::measure(const std::vector<MeasureInput
       active.push_back(std::move(c));
     }
 
-    // Let the first built child run when nothing is running.
-    bool running = std::any_of(active.begin(), active.end(), [](const Child& c) { return c.phase == Phase::Running; });
-    if (!running) {
+    // Let the first built child run when nothing else runs or builds.
+    if (!any_in(Phase::Running) && !any_in(Phase::Building)) {
       for (Child& c : active) {
         if (c.phase != Phase::Built || c.done) continue;
         c.phase = Phase::Running;

@@ -22,9 +22,10 @@
 // Parallel builds, serial timing. Up to parallel_builds children build at
 // once. A child that has built reports "built" and then blocks until the
 // parent tells it to run; the parent lets one child at a time run (check +
-// timing), in input order among those built, so timings never compete with
-// each other for the cores (builds still run beside a timing; with
-// parallel_builds = 1 nothing does).
+// timing), in input order among those built, and only while no child is
+// building, so a timing never competes for the cores with another timing
+// or with a build (on a 2-core machine a build beside a 2-thread kernel
+// would double its time). Builds wait for the timing in flight to end.
 //
 // Reference. The reference outputs of a DAG are computed once in the parent
 // (te::evaluate on check::check_inputs with reference_seed) and cached per

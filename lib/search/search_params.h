@@ -25,6 +25,17 @@ struct SearchParams {
   int64_t max_innermost_split_factor = 64;
   // Longest loop to vectorize, in elements (64 fp32 = 4 AVX-512 registers).
   int64_t max_vectorize_extent = 64;
+  // Hardware-aligned tiles (beyond Ansor, in the spirit of Roller): the
+  // innermost tile of a tiled stage's last spatial axis becomes its vector
+  // loop, so with this probability it is drawn among the divisors that are
+  // multiples of vector_lanes (fp32 lanes of an AVX-512 register) ...
+  int64_t vector_lanes = 16;
+  double aligned_vector_tile_prob = 0.75;
+  // ... and with this probability the innermost tiles of all spatial axes
+  // (the accumulators a reduction keeps live) hold at most this many
+  // elements: 24 of the 32 AVX-512 registers, leaving room for operands.
+  int64_t max_register_tile = 384;
+  double register_tile_prob = 0.9;
   // Candidate values of the auto_unroll_max_step pragma (Ansor's CPU set).
   std::vector<int> auto_unroll_configs = {0, 16, 64, 512};
   // Fuse outer spatial loops for parallelism until the fused extent reaches

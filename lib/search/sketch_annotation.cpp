@@ -4,6 +4,7 @@
 // pragma). The result is the initial population of the evolutionary search
 // (task_search.h) and the fresh samples mixed into every round.
 #include <algorithm>
+#include <map>
 #include <thread>
 
 #include "ir/error.h"
@@ -30,13 +31,23 @@ std::vector<int64_t> divisors(int64_t n, int64_t max) {
 // Inner lengths (outer to inner) of a k-way tile of extent, like Ansor's
 // SampleTileSize: mostly a factorization into divisors; now and then a
 // non-dividing factor (guarded loops). Their product never exceeds extent.
-std::vector<int64_t> sample_lengths(int64_t extent, size_t k, std::mt19937_64& rng, const SearchParams& params) {
+// With align > 0 the innermost length is a multiple of align when extent
+// has such a divisor within max_innermost_split_factor.
+std::vector<int64_t> sample_lengths(int64_t extent, size_t k, int64_t align, std::mt19937_64& rng,
+                                    const SearchParams& params) {
   std::vector<int64_t> lengths(k, 1);
   int64_t remaining = extent;
   for (size_t j = k; j-- > 0;) {
     int64_t max = j + 1 == k ? params.max_innermost_split_factor : remaining;
     int64_t f;
-    if (pick(rng, 8) == 0) {
+    std::vector<int64_t> aligned;
+    if (j + 1 == k && align > 0) {
+      for (int64_t d : divisors(remaining, max))
+        if (d % align == 0) aligned.push_back(d);
+    }
+    if (!aligned.empty()) {
+      f = aligned[pick(rng, aligned.size())];
+    } else if (pick(rng, 8) == 0) {
       f = std::uniform_int_distribution<int64_t>(1, std::max<int64_t>(1, std::min(remaining, max)))(rng);
     } else {
       std::vector<int64_t> d = divisors(remaining, max);
@@ -103,11 +114,41 @@ void parallelize(State& s, int i, std::mt19937_64& rng, int64_t bound) {
   if (s.stages[i].leaf(0).extent > 1) s.apply(schedule::AnnotationStep{i, 0, "parallel"});
 }
 
+bool chance(std::mt19937_64& rng, double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; }
+
+// Fills the placeholder splits of one stage (history indices, in history
+// order). Multi-level tiles (more than one length) are spatial when they have
+// the most lengths; sketch.cpp splits a stage's axes from the last to the
+// first, so the first spatial tile in history is the last axis: the vector
+// loop. The innermost spatial tiles together are the register tile.
+void fill_stage_splits(std::vector<schedule::Step>& history, const std::vector<size_t>& splits,
+                       std::mt19937_64& rng, const SearchParams& params) {
+  size_t spatial_lengths = 0;
+  for (size_t h : splits) spatial_lengths = std::max(spatial_lengths, std::get<schedule::SplitStep>(history[h]).lengths.size());
+  const bool tiled = spatial_lengths > 1;
+  const int64_t align = tiled && chance(rng, params.aligned_vector_tile_prob) ? params.vector_lanes : 0;
+  const bool bound_registers = tiled && chance(rng, params.register_tile_prob);
+  constexpr int kRegisterTileTries = 8;
+  for (int attempt = 0; attempt < kRegisterTileTries; ++attempt) {
+    int64_t register_tile = 1;
+    bool first_spatial = true;
+    for (size_t h : splits) {
+      auto& split = std::get<schedule::SplitStep>(history[h]);
+      const bool spatial = tiled && split.lengths.size() == spatial_lengths;
+      split.lengths = sample_lengths(split.extent, split.lengths.size(), spatial && first_spatial ? align : 0, rng, params);
+      if (spatial) register_tile *= split.lengths.back();
+      first_spatial = first_spatial && !spatial;
+    }
+    if (!bound_registers || register_tile <= params.max_register_tile) return;
+  }
+}
+
 State annotate_once(const State& sketch, std::mt19937_64& rng, const SearchParams& params) {
   std::vector<schedule::Step> history = sketch.history;
-  for (schedule::Step& step : history)
-    if (auto* split = std::get_if<schedule::SplitStep>(&step))
-      split->lengths = sample_lengths(split->extent, split->lengths.size(), rng, params);
+  std::map<int, std::vector<size_t>> splits_by_stage;
+  for (size_t h = 0; h < history.size(); ++h)
+    if (auto* split = std::get_if<schedule::SplitStep>(&history[h])) splits_by_stage[split->stage].push_back(h);
+  for (const auto& [stage, splits] : splits_by_stage) fill_stage_splits(history, splits, rng, params);
   State s = schedule::replay(sketch.dag, history);
 
   const int64_t bound =

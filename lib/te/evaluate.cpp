@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
+#include <mutex>
 #include <functional>
 #include <type_traits>
 #include <unordered_map>
@@ -9,6 +11,7 @@
 #include "ir/error.h"
 #include "ir/scalar_math.h"
 #include "ir/var_map.h"
+#include "runtime/thread_pool.h"
 
 namespace tunectl::te {
 
@@ -263,25 +266,53 @@ void run_op(const TensorNode& t, const std::unordered_map<const ir::BufferNode*,
   Fn<H> value = compiler.compile<H>(r ? r->source : t.body);
   H identity{};
   if (r) identity = compiler.compile<H>(ir::reduce_identity(r->combiner, r->dtype))(nullptr);
-  std::vector<int64_t> x(spatial.size() + reduce.size(), 0);
-  int first_reduce = static_cast<int>(spatial.size());
+  const int first_reduce = static_cast<int>(spatial.size());
+  int64_t total = 1;
+  for (int64_t e : spatial) total *= e;
   with_storage(out, [&](auto* data) {
     using S = std::remove_const_t<std::remove_pointer_t<decltype(data)>>;
     S* dst = const_cast<S*>(data);
-    int64_t flat = 0;
-    do {
-      H v;
-      if (r) {
-        H acc = identity;
-        do {
-          acc = combine(r->combiner, acc, value(x.data()));
-        } while (advance(x.data(), first_reduce, reduce));
-        v = acc;
-      } else {
-        v = value(x.data());
+    // Output elements [begin, end) in row-major order. Compiled expressions
+    // keep no state, so disjoint ranges run on the thread pool in parallel:
+    // the reference of a big task (a 1024^3 GEMM) is computed once per
+    // tuning run and would otherwise dominate a short one.
+    auto compute_range = [&](int64_t begin, int64_t end) {
+      std::vector<int64_t> x(spatial.size() + reduce.size(), 0);
+      for (int64_t k = first_reduce - 1, rest = begin; k >= 0; --k) {
+        x[k] = rest % spatial[k];
+        rest /= spatial[k];
       }
-      dst[flat++] = static_cast<S>(v);
-    } while (advance(x.data(), 0, spatial));
+      for (int64_t flat = begin; flat < end; ++flat) {
+        H v;
+        if (r) {
+          H acc = identity;
+          do {
+            acc = combine(r->combiner, acc, value(x.data()));
+          } while (advance(x.data(), first_reduce, reduce));
+          v = acc;
+        } else {
+          v = value(x.data());
+        }
+        dst[flat] = static_cast<S>(v);
+        advance(x.data(), 0, spatial);
+      }
+    };
+    // An error (a read out of range) must reach the caller, not end a worker.
+    std::mutex error_mu;
+    std::exception_ptr error;
+    auto guarded_range = [&](int64_t begin, int64_t end) {
+      try {
+        compute_range(begin, end);
+      } catch (...) {
+        std::lock_guard lock(error_mu);
+        if (!error) error = std::current_exception();
+      }
+    };
+    using Range = decltype(guarded_range);
+    tunectl_parallel_for(
+        [](void* closure, int64_t begin, int64_t end) { (*static_cast<Range*>(closure))(begin, end); },
+        &guarded_range, total);
+    if (error) std::rethrow_exception(error);
   });
 }
 

@@ -56,6 +56,16 @@ TEST_CASE("oneDNN dense equals the registry's dense", "[baseline]") {
   runtime::NDArray out(ir::DType::Float32, {m, n});
   dense.run(inputs[0].data<float>(), out.data<float>());
   require_close(expected, out, dag);
+
+  // The same weights stored [k, n] (MatMul's layout) give the same output.
+  runtime::NDArray transposed(ir::DType::Float32, {k, n});
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < k; ++j) transposed.data<float>()[j * n + i] = inputs[1].data<float>()[i * k + j];
+  baseline::OneDnnDense dense_kn(m, k, n, transposed.data<float>(), bias ? inputs[2].data<float>() : nullptr,
+                                 baseline::DenseWeights::InOut);
+  runtime::NDArray out_kn(ir::DType::Float32, {m, n});
+  dense_kn.run(inputs[0].data<float>(), out_kn.data<float>());
+  require_close(expected, out_kn, dag);
 }
 
 }  // namespace

@@ -91,3 +91,13 @@ TEST_CASE("evaluate is fast enough for a million multiply-adds", "[unit]") {
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   CHECK(s < 1.0);
 }
+
+TEST_CASE("evaluate reports a read out of range from any worker thread", "[unit][error]") {
+  // The last element reads x[64]: it falls in the last chunk, which a pool
+  // worker (not the calling thread) computes when there are two threads.
+  te::Tensor x = te::placeholder("x", {64});
+  te::Tensor y = te::compute("y", {64}, [&](const std::vector<ir::Var>& i) { return te::read(x, {i[0] + 1}); });
+  te::ComputeDAG dag({y});
+  std::mt19937_64 rng(7);
+  CHECK_THROWS_AS(te::evaluate(dag, te::random_inputs(dag, rng)), InternalError);
+}
