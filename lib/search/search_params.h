@@ -36,6 +36,13 @@ struct SearchParams {
   // elements: 24 of the 32 AVX-512 registers, leaving room for operands.
   int64_t max_register_tile = 384;
   double register_tile_prob = 0.9;
+  // With this probability a tiled stage gets two spatial levels only (the
+  // middle tile lengths are 1): its innermost tile is then the whole of what
+  // one outer iteration computes, so a fused or cache-write stage's buffer
+  // is just the register tile, which LLVM keeps in registers across the
+  // entire reduction (the shape of hand-written GEMM micro-kernels). Uniform
+  // divisor sampling would draw all-ones middle levels almost never.
+  double two_level_tile_prob = 0.4;
   // Candidate values of the auto_unroll_max_step pragma (Ansor's CPU set).
   std::vector<int> auto_unroll_configs = {0, 16, 64, 512};
   // Fuse outer spatial loops for parallelism until the fused extent reaches

@@ -128,6 +128,7 @@ void fill_stage_splits(std::vector<schedule::Step>& history, const std::vector<s
   const bool tiled = spatial_lengths > 1;
   const int64_t align = tiled && chance(rng, params.aligned_vector_tile_prob) ? params.vector_lanes : 0;
   const bool bound_registers = tiled && chance(rng, params.register_tile_prob);
+  const bool two_level = tiled && chance(rng, params.two_level_tile_prob);
   constexpr int kRegisterTileTries = 8;
   for (int attempt = 0; attempt < kRegisterTileTries; ++attempt) {
     int64_t register_tile = 1;
@@ -136,6 +137,7 @@ void fill_stage_splits(std::vector<schedule::Step>& history, const std::vector<s
       auto& split = std::get<schedule::SplitStep>(history[h]);
       const bool spatial = tiled && split.lengths.size() == spatial_lengths;
       split.lengths = sample_lengths(split.extent, split.lengths.size(), spatial && first_spatial ? align : 0, rng, params);
+      if (spatial && two_level) std::fill(split.lengths.begin(), split.lengths.end() - 1, 1);
       if (spatial) register_tile *= split.lengths.back();
       first_spatial = first_spatial && !spatial;
     }
