@@ -126,6 +126,10 @@ void register_tune(CLI::App& app) {
   sub->add_option("--policy", o->policy, "Task scheduling policy")
       ->default_val("gradient")
       ->check(CLI::IsMember({"gradient", "round-robin"}));
+  sub->add_option("--early-stopping", o->tune.scheduler.early_stopping_rounds,
+                  "Stop tuning a task after this many rounds in a row without a better program (0: never)")
+      ->default_val(0)
+      ->check(CLI::NonNegativeNumber);
   sub->add_flag("--no-cost-model", o->no_cost_model, "Rank candidates randomly instead of with XGBoost (a baseline)");
   sub->add_option("--input-shape", o->input_shapes, "Pin an input's shape: name=1x3x224x224 (repeatable)");
   sub->callback([o] { run_tune(*o); });

@@ -5,23 +5,10 @@
 
 #include "ir/error.h"
 #include "schedule/op_rewrite.h"
+#include "schedule/stage_graph.h"
 #include "schedule/step_apply.h"
 
-namespace tunectl::schedule::detail {
-
-Stage& compute_stage(State& s, int i) {
-  user_check(i >= 0 && i < static_cast<int>(s.stages.size()), "stage index ", i, " is out of range (",
-             s.stages.size(), " stages)");
-  Stage& stage = s.stages[i];
-  user_check(!stage.op->is_placeholder(), "stage ", stage.op->name, " is a placeholder and takes no loop steps");
-  return stage;
-}
-
-int leaf_id_at(const Stage& stage, int position) {
-  user_check(position >= 0 && position < static_cast<int>(stage.leaves.size()), "iterator position ", position,
-             " is out of range (stage ", stage.op->name, " has ", stage.leaves.size(), " loops)");
-  return stage.leaves[position];
-}
+namespace tunectl::schedule {
 
 bool reads_directly(const State& s, int reader, int producer) {
   const auto& r = s.stages[reader].op;
@@ -53,6 +40,22 @@ bool has_attached_stages(const State& s, int i) {
   return std::any_of(s.stages.begin(), s.stages.end(), [&](const Stage& st) {
     return st.attach.kind == AttachKind::Iter && st.attach.target_stage == i;
   });
+}
+
+namespace detail {
+
+Stage& compute_stage(State& s, int i) {
+  user_check(i >= 0 && i < static_cast<int>(s.stages.size()), "stage index ", i, " is out of range (",
+             s.stages.size(), " stages)");
+  Stage& stage = s.stages[i];
+  user_check(!stage.op->is_placeholder(), "stage ", stage.op->name, " is a placeholder and takes no loop steps");
+  return stage;
+}
+
+int leaf_id_at(const Stage& stage, int position) {
+  user_check(position >= 0 && position < static_cast<int>(stage.leaves.size()), "iterator position ", position,
+             " is out of range (stage ", stage.op->name, " has ", stage.leaves.size(), " loops)");
+  return stage.leaves[position];
 }
 
 std::string unique_stage_name(const State& s, const std::string& base) {
@@ -118,4 +121,5 @@ void validate_attachments(const State& s) {
   }
 }
 
-}  // namespace tunectl::schedule::detail
+}  // namespace detail
+}  // namespace tunectl::schedule

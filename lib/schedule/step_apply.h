@@ -1,5 +1,5 @@
 // Internal to lib/schedule: the per-step transforms that State::apply
-// dispatches to, and the stage-graph queries they share. Each apply_* checks
+// dispatches to, and the stage bookkeeping they share. Each apply_* checks
 // its step against the state with user_check (plain messages; State::apply
 // prefixes which step and which stage) and then edits the state in place.
 // State::apply runs them on a copy, so a rejected step leaves the state as it
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "schedule/stage_graph.h"
 #include "schedule/state.h"
 
 namespace tunectl::schedule::detail {
@@ -30,16 +31,6 @@ void apply_rfactor(State& s, const RfactorStep& step);
 Stage& compute_stage(State& s, int i);
 // Checks that position is a leaf position of stage and returns the iterator id.
 int leaf_id_at(const Stage& stage, int position);
-
-// Whether stage `reader` loads the buffer of stage `producer` directly.
-bool reads_directly(const State& s, int reader, int producer);
-// The stages that read `producer`, looking through inlined readers to the
-// stages they are inlined into; sorted, no repeats.
-std::vector<int> effective_readers(const State& s, int producer);
-// Whether the stage's op is an output of the DAG (by buffer identity).
-bool is_output_stage(const State& s, int i);
-// Whether any stage is attached to a loop of stage i.
-bool has_attached_stages(const State& s, int i);
 
 // base, or base_1, base_2, ... when a stage already has that name (a stage
 // cached or rfactored twice), so that buffer names stay unique.

@@ -10,6 +10,7 @@
 #include "ir/error.h"
 #include "ir/functor.h"
 #include "ir/substitute.h"
+#include "schedule/stage_graph.h"
 #include "search/sketch.h"
 
 namespace tunectl::search {
@@ -61,32 +62,10 @@ int64_t product(const std::vector<int64_t>& v, size_t begin, size_t end) {
   return p;
 }
 
-bool reads(const State& s, int reader, int producer) {
-  const auto& inputs = s.stages[reader].op->inputs;
-  return std::any_of(inputs.begin(), inputs.end(),
-                     [&](const te::Tensor& in) { return in->buffer.same_as(s.stages[producer].op->buffer); });
-}
-
-// Stages reading `producer`, looking through inlined readers.
-std::vector<int> effective_readers(const State& s, int producer) {
-  std::vector<int> out;
-  for (int r = producer + 1; r < static_cast<int>(s.stages.size()); ++r) {
-    if (!reads(s, r, producer)) continue;
-    if (s.stages[r].attach.kind == schedule::AttachKind::Inline) {
-      for (int rr : effective_readers(s, r)) out.push_back(rr);
-    } else {
-      out.push_back(r);
-    }
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
 // The single elementwise reader of stage i that can follow its tiles: same
 // shape, still its untouched root loops, computed at the root. -1 if none.
 int fusible_consumer(const State& s, int i) {
-  std::vector<int> readers = effective_readers(s, i);
+  std::vector<int> readers = schedule::effective_readers(s, i);
   if (readers.size() != 1) return -1;
   const schedule::Stage& c = s.stages[readers[0]];
   bool ok = c.op->reduce() == nullptr && c.attach.kind == schedule::AttachKind::Root &&

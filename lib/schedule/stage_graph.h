@@ -1,0 +1,22 @@
+// Read-only queries over the stages of a State (who reads whom, outputs,
+// attachments): shared by the schedule steps that validate against them and
+// by the sketch rules of the search, which choose steps by them.
+#pragma once
+
+#include <vector>
+
+#include "schedule/state.h"
+
+namespace tunectl::schedule {
+
+// Whether stage `reader` loads the buffer of stage `producer` directly.
+bool reads_directly(const State& s, int reader, int producer);
+// The stages that read `producer`, looking through inlined readers to the
+// stages they are inlined into; sorted, no repeats.
+std::vector<int> effective_readers(const State& s, int producer);
+// Whether the stage's op is an output of the DAG (by buffer identity).
+bool is_output_stage(const State& s, int i);
+// Whether any stage is attached to a loop of stage i.
+bool has_attached_stages(const State& s, int i);
+
+}  // namespace tunectl::schedule
