@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 
+#include "measure/fault_injection.h"
 #include "measure/measure.h"
 #include "ops/registry.h"
 #include "schedule/state.h"
@@ -113,30 +114,10 @@ TEST_CASE("injected faults become error results and the batch goes on", "[cpu]")
   // Even candidates are faulty, odd ones pass through to the real kernel.
   // Arguments: A, B, then the output C (32 x 24 floats).
   o.run_override = [](size_t index, codegen::KernelFn kernel, void* const* args) {
-    switch (index) {
-      case 0: {  // a write to the null page, at an address the compiler cannot fold
-        auto address = reinterpret_cast<uintptr_t>(args[2]) & 0xfc;
-        *reinterpret_cast<volatile float*>(address) = 1.0f;
-        break;
-      }
-      case 2: {  // never returns
-        volatile bool spin = true;
-        while (spin) {
-        }
-        break;
-      }
-      case 4: {  // a huge write far past the end of the output
-        auto* out = static_cast<char*>(args[2]);
-        std::memset(out + 32 * 24 * sizeof(float), 0x7f, size_t{1} << 34);
-        break;
-      }
-      case 6:  // a plausible but wrong output
-        kernel(args);
-        static_cast<float*>(args[2])[5] += 0.5f;
-        break;
-      default:
-        kernel(args);
-    }
+    constexpr test::Fault kFaults[] = {test::Fault::Segfault, test::Fault::Hang, test::Fault::OutOfBounds,
+                                       test::Fault::WrongOutput};
+    test::run_with_fault(index % 2 == 0 ? kFaults[index / 2 % 4] : test::Fault::None, kernel, args, 2,
+                         32 * 24 * sizeof(float));
   };
   measure::Measurer measurer(o);
   std::vector<measure::MeasureInput> inputs;

@@ -14,19 +14,11 @@
 #include "ops/registry.h"
 #include "schedule/random_schedule.h"
 #include "search/mutation.h"
+#include "search_test_util.h"
 
 using namespace tunectl;
 
 namespace {
-
-void check_computes_reference(const te::ComputeDAG& dag, const schedule::State& state, uint64_t seed) {
-  INFO("steps: " << schedule::steps_to_json(state.history).dump());
-  codegen::JitKernel kernel = codegen::jit_compile(lower::lower(state, "kernel"));
-  check::CheckResult r = check::check_against_reference(
-      dag, [&](const std::vector<runtime::NDArray*>& args) { kernel.run(check::raw_pointers(args).data()); }, seed);
-  INFO(r.message);
-  CHECK(r.ok);
-}
 
 // The step tags (first JSON element) whose entries differ between two histories.
 std::set<std::string> changed_tags(const schedule::State& a, const schedule::State& b) {
@@ -65,7 +57,7 @@ TEST_CASE("mutations of random schedules are valid and compute the reference", "
         for (const auto& t : tags) ++tag_counts[t];
         // The replayed history reproduces the mutated state exactly.
         CHECK(schedule::states_equal(schedule::replay(dag, child->history), *child));
-        check_computes_reference(*dag, *child, seed * 10 + m);
+        test::check_computes_reference(*dag, *child, seed * 10 + m);
         state = std::move(*child);  // mutations of mutations too
       }
     }
@@ -120,7 +112,7 @@ TEST_CASE("mutation: unroll, compute-at and parallel granularity edits", "[mutat
     auto child = search::mutate(base, rng, params);
     if (!child) continue;
     for (const auto& t : changed_tags(base, *child)) kinds.insert(t);
-    check_computes_reference(*dag, *child, i);
+    test::check_computes_reference(*dag, *child, i);
   }
   CHECK(kinds.count("CA") == 1);
   CHECK(kinds.count("FU") == 1);

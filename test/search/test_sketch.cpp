@@ -18,21 +18,13 @@
 #include "runtime/timer.h"
 #include "search/sketch.h"
 #include "tasks/extract.h"
+#include "search_test_util.h"
 
 using namespace tunectl;
 
 namespace {
 
 using schedule::State;
-
-void check_state(const te::ComputeDAG& dag, const State& state, uint64_t seed) {
-  INFO("steps: " << schedule::steps_to_json(state.history).dump());
-  codegen::JitKernel kernel = codegen::jit_compile(lower::lower(state, "kernel"));
-  check::CheckResult r = check::check_against_reference(
-      dag, [&](const std::vector<runtime::NDArray*>& args) { kernel.run(check::raw_pointers(args).data()); }, seed);
-  INFO(r.message);
-  CHECK(r.ok);
-}
 
 // Every sketch of dag and `samples` annotated states of each compute the
 // reference; annotation succeeds for every sketch.
@@ -42,11 +34,11 @@ void check_dag(const std::shared_ptr<const te::ComputeDAG>& dag, int samples, ui
   std::mt19937_64 rng(seed);
   for (size_t k = 0; k < sketches.size(); ++k) {
     INFO("sketch " << k);
-    check_state(*dag, sketches[k], seed);
+    test::check_computes_reference(*dag, sketches[k], seed);
     for (int i = 0; i < samples; ++i) {
       std::optional<State> s = search::annotate_randomly(sketches[k], rng);
       REQUIRE(s.has_value());
-      check_state(*dag, *s, seed + i);
+      test::check_computes_reference(*dag, *s, seed + i);
     }
   }
 }

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "log/log_file.h"
+#include "measure/fault_injection.h"
 #include "tune/tuner.h"
 #include "tune_test_util.h"
 
@@ -122,27 +123,11 @@ TEST_CASE("crashing, hanging and scribbling candidates become error records and 
   tune::TuneOptions o = tune_test::fast_options(dir.file("faults.log.json"));
   o.trials = 8;
   o.measure.run_timeout_s = 0.5;
+  // The first three candidates of each chunk of four are faulty.
   o.measure.run_override = [](size_t index, codegen::KernelFn kernel, void* const* args) {
-    switch (index) {
-      case 0: {  // a write to the null page, at an address the compiler cannot fold
-        auto address = reinterpret_cast<uintptr_t>(args[2]) & 0xfc;
-        *reinterpret_cast<volatile float*>(address) = 1.0f;
-        break;
-      }
-      case 1: {  // never returns
-        volatile bool spin = true;
-        while (spin) {
-        }
-        break;
-      }
-      case 2: {  // a huge write far past the end of the output
-        auto* out = static_cast<char*>(args[2]);
-        std::memset(out + 16 * 24 * sizeof(float), 0x7f, size_t{1} << 34);
-        break;
-      }
-      default:
-        kernel(args);
-    }
+    constexpr test::Fault kFaults[] = {test::Fault::Segfault, test::Fault::Hang, test::Fault::OutOfBounds,
+                                       test::Fault::None};
+    test::run_with_fault(kFaults[index % 4], kernel, args, 2, 16 * 24 * sizeof(float));
   };
   tune::TuneSummary s = tune::tune({tune_test::small_matmul()}, o);
   CHECK_FALSE(s.interrupted);

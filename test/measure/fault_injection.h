@@ -1,0 +1,44 @@
+// Faulty candidates for the isolation tests of measurement and tuning: the
+// kernel call that MeasureOptions::run_override makes can instead crash,
+// hang, scribble past the output or compute a wrong output. Shared by
+// test_measure and test_tune (included as "measure/fault_injection.h").
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "codegen/llvm/llvm_codegen.h"
+
+namespace tunectl::test {
+
+enum class Fault { None, Segfault, Hang, OutOfBounds, WrongOutput };
+
+// Runs kernel on args (inputs, then the output at args[output_arg] of
+// output_bytes) with the fault injected.
+inline void run_with_fault(Fault fault, codegen::KernelFn kernel, void* const* args, size_t output_arg,
+                           size_t output_bytes) {
+  switch (fault) {
+    case Fault::Segfault: {  // a write to the null page, at an address the compiler cannot fold
+      auto address = reinterpret_cast<uintptr_t>(args[output_arg]) & 0xfc;
+      *reinterpret_cast<volatile float*>(address) = 1.0f;
+      break;
+    }
+    case Fault::Hang: {  // never returns
+      volatile bool spin = true;
+      while (spin) {
+      }
+      break;
+    }
+    case Fault::OutOfBounds:  // a huge write far past the end of the output
+      std::memset(static_cast<char*>(args[output_arg]) + output_bytes, 0x7f, size_t{1} << 34);
+      break;
+    case Fault::WrongOutput:  // a plausible but wrong output
+      kernel(args);
+      static_cast<float*>(args[output_arg])[5] += 0.5f;
+      break;
+    case Fault::None:
+      kernel(args);
+  }
+}
+
+}  // namespace tunectl::test

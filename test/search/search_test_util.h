@@ -1,0 +1,23 @@
+// Shared by the search tests: the property every state the search produces
+// must have (it lowers, compiles and computes the reference).
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include "check/reference_check.h"
+#include "codegen/llvm/llvm_codegen.h"
+#include "lower/lower.h"
+#include "schedule/state.h"
+
+namespace tunectl::test {
+
+inline void check_computes_reference(const te::ComputeDAG& dag, const schedule::State& state, uint64_t seed) {
+  INFO("steps: " << schedule::steps_to_json(state.history).dump());
+  codegen::JitKernel kernel = codegen::jit_compile(lower::lower(state, "kernel"));
+  check::CheckResult r = check::check_against_reference(
+      dag, [&](const std::vector<runtime::NDArray*>& args) { kernel.run(check::raw_pointers(args).data()); }, seed);
+  INFO(r.message);
+  CHECK(r.ok);
+}
+
+}  // namespace tunectl::test
