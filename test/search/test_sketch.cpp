@@ -136,6 +136,30 @@ TEST_CASE("matmul gets multi-level tiling with a cache-write stage", "[sketch][u
   CHECK(cache_tiled);
 }
 
+TEST_CASE("annotation draws aligned vector tiles, bounded register tiles and two-level tilings", "[sketch][unit]") {
+  auto dag = op_dag("matmul", {{"M", 256}, {"N", 256}, {"K", 256}});
+  search::SearchParams p;
+  p.aligned_vector_tile_prob = 1;
+  p.register_tile_prob = 1;
+  p.two_level_tile_prob = 1;
+  std::mt19937_64 rng(11);
+  std::vector<State> states = search::sample_initial_population(search::generate_sketches(dag, p), 40, rng, p);
+  REQUIRE(states.size() == 40);
+  for (const State& s : states) {
+    INFO(schedule::steps_to_json(s.history).dump());
+    // The tiled stage's spatial splits (3 lengths), in history order: the
+    // first one is the last axis, whose innermost tile is the vector loop.
+    std::vector<const schedule::SplitStep*> spatial;
+    for (const schedule::Step& step : s.history)
+      if (auto* split = std::get_if<schedule::SplitStep>(&step); split && split->lengths.size() == 3)
+        spatial.push_back(split);
+    REQUIRE(spatial.size() == 2);
+    CHECK(spatial[0]->lengths.back() % p.vector_lanes == 0);
+    CHECK(spatial[0]->lengths.back() * spatial[1]->lengths.back() <= p.max_register_tile);
+    for (const schedule::SplitStep* split : spatial) CHECK((split->lengths[0] == 1 && split->lengths[1] == 1));
+  }
+}
+
 TEST_CASE("conv2d + bias + relu gets the consumer-fusion sketch", "[sketch][unit]") {
   auto dag = op_dag("conv2d", {{"N", 1}, {"C", 8}, {"H", 8}, {"W", 8}, {"K", 16}, {"R", 3}, {"S", 3}, {"pad", 1},
                                {"bias", true}, {"relu", true}});
