@@ -12,7 +12,6 @@
 #include <limits>
 #include <memory>
 #include <set>
-#include <thread>
 
 #include "codegen/llvm/target.h"
 #include "ir/error.h"
@@ -46,14 +45,10 @@ void warn(TuneSummary& summary, const std::string& message) {
   summary.warnings.push_back(message);
 }
 
-// Candidates measured per Measurer call: enough to keep every build slot busy
-// while one candidate is timed, few enough that an interrupt or the time
-// budget is honored soon and every record reaches the log promptly.
-size_t chunk_size(const measure::MeasureOptions& m) {
-  const int builds = m.parallel_builds > 0 ? m.parallel_builds
-                                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return static_cast<size_t>(builds) * 2;
-}
+// Candidates measured per Measurer call: two batches of parallel builds, few
+// enough that an interrupt or the time budget is honored soon and every
+// record reaches the log promptly.
+size_t chunk_size(const measure::MeasureOptions& m) { return static_cast<size_t>(m.parallel_builds) * 2; }
 
 struct TaskRun {
   search::TaskSearch search;
@@ -166,7 +161,8 @@ void Tuner::tune_round(int t) {
   }
   std::vector<search::ProgramFeatures> features;
   std::vector<double> throughputs;
-  const size_t chunk = chunk_size(o_.measure);
+  // The Measurer has resolved parallel_builds = 0 to the cores available.
+  const size_t chunk = chunk_size(measurer_->options());
   for (size_t begin = 0; begin < batch.size(); begin += chunk) {
     // The search alone may take a while: an interrupt or the time budget
     // that arrived meanwhile is honored before anything is measured.
