@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 #include "ir/error.h"
@@ -38,19 +39,29 @@ void flush_cpu_cache() {
 }
 
 Timing time_function(const std::function<void()>& fn, const TimingOptions& options) {
+  return time_interleaved({fn}, options).front();
+}
+
+std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& fns, const TimingOptions& options) {
   internal_check(options.repeats > 0, "timing needs at least one repeat");
-  double start = now_seconds();
-  fn();  // warm-up, also the first estimate of a call's duration
-  double one_call = std::max(now_seconds() - start, 1e-9);
-  int number = std::max(1, static_cast<int>(options.min_repeat_seconds / one_call));
-  Timing timing;
-  for (int r = 0; r < options.repeats; ++r) {
-    if (options.flush_cache) flush_cpu_cache();
-    double t0 = now_seconds();
-    for (int i = 0; i < number; ++i) fn();
-    timing.seconds_per_call.push_back((now_seconds() - t0) / number);
+  std::vector<int> number;
+  for (const auto& fn : fns) {
+    double start = now_seconds();
+    fn();  // warm-up, also the first estimate of a call's duration
+    double one_call = std::max(now_seconds() - start, 1e-9);
+    number.push_back(std::max(1, static_cast<int>(options.min_repeat_seconds / one_call)));
   }
-  return timing;
+  std::vector<Timing> timings(fns.size());
+  for (int r = 0; r < options.repeats; ++r) {
+    for (size_t f = 0; f < fns.size(); ++f) {
+      if (options.flush_cache) flush_cpu_cache();
+      if (options.settle_seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(options.settle_seconds));
+      double t0 = now_seconds();
+      for (int i = 0; i < number[f]; ++i) fns[f]();
+      timings[f].seconds_per_call.push_back((now_seconds() - t0) / number[f]);
+    }
+  }
+  return timings;
 }
 
 }  // namespace tunectl::runtime

@@ -13,6 +13,10 @@ struct TimingOptions {
   int repeats = 5;                   // repeats whose median is reported
   double min_repeat_seconds = 0.1;  // each repeat runs at least this long
   bool flush_cache = true;          // evict caches between repeats
+  // Sleep before each repeat, so that the idle threads of another runtime
+  // (OpenMP's workers spin for milliseconds after a parallel region) have
+  // gone to sleep before the timed calls start.
+  double settle_seconds = 0;
 };
 
 struct Timing {
@@ -23,6 +27,11 @@ struct Timing {
 };
 
 Timing time_function(const std::function<void()>& fn, const TimingOptions& options = {});
+
+// Times several functions side by side: repeat r of each runs right after
+// repeat r of the one before, so a burst of load on a shared machine hits
+// all of them alike and their ratio stays fair. One Timing per function.
+std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& fns, const TimingOptions& options = {});
 
 // Evicts the caches by streaming over a buffer larger than the last level.
 void flush_cpu_cache();

@@ -1,7 +1,7 @@
 // Steps that decide where a stage is computed: inside a loop of its reader
+// (or of a stage that reader is computed inside)
 // (compute_at), substituted into its readers (compute_inline), or at the
 // root of the kernel (compute_root).
-#include <algorithm>
 
 #include "ir/error.h"
 #include "schedule/step_apply.h"
@@ -18,10 +18,9 @@ void apply_compute_at(State& s, const ComputeAtStep& step) {
   user_check(!target.op->is_placeholder(), "compute_at onto placeholder ", target.op->name);
   user_check(target.attach.kind != AttachKind::Inline, "compute_at onto ", target.op->name,
              ", which is inlined and has no loops");
-  std::vector<int> readers = effective_readers(s, step.stage);
-  user_check(std::find(readers.begin(), readers.end(), step.target_stage) != readers.end(), "compute_at onto ",
-             target.op->name, ", which does not read ", name);
   int iter = leaf_id_at(target, step.target_iter);
+  user_check(encloses_only_reader(s, step.stage, step.target_stage, iter), "compute_at onto ", target.op->name,
+             ", which does not read ", name, " nor holds its only reader inside that loop");
   stage.attach = Attach{AttachKind::Iter, step.target_stage, iter};
 }
 

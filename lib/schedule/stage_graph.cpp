@@ -36,6 +36,26 @@ bool is_output_stage(const State& s, int i) {
   return std::any_of(outs.begin(), outs.end(), [&](const te::Tensor& t) { return t->buffer.same_as(buf); });
 }
 
+bool encloses_only_reader(const State& s, int producer, int target, int target_iter) {
+  std::vector<int> readers = effective_readers(s, producer);
+  if (readers.size() != 1) return false;
+  // Walk from the reader up its attach chain; on reaching the target, the
+  // chain's loop there must be the attach loop or inside it.
+  int stage = readers[0];
+  int chain_iter = -1;  // the loop of `stage` the chain passed through; -1: the reader itself
+  for (;;) {
+    if (stage == target) {
+      if (chain_iter < 0) return true;
+      const Stage& t = s.stages[target];
+      return t.leaf_position(target_iter) <= t.leaf_position(chain_iter);
+    }
+    const Attach& up = s.stages[stage].attach;
+    if (up.kind != AttachKind::Iter) return false;
+    stage = up.target_stage;
+    chain_iter = up.target_iter;
+  }
+}
+
 bool has_attached_stages(const State& s, int i) {
   return std::any_of(s.stages.begin(), s.stages.end(), [&](const Stage& st) {
     return st.attach.kind == AttachKind::Iter && st.attach.target_stage == i;
@@ -115,9 +135,9 @@ void validate_attachments(const State& s) {
                ", which is inlined");
     internal_check(target.leaf_position(a.target_iter) >= 0, "stage ", name, " attached to iterator ", a.target_iter,
                    " of ", target.op->name, ", which is not a loop");
-    std::vector<int> readers = effective_readers(s, i);
-    user_check(readers.size() == 1 && readers[0] == a.target_stage, "stage ", name, " is attached to ",
-               target.op->name, ", but ", target.op->name, " is not the only stage that reads it");
+    user_check(encloses_only_reader(s, i, a.target_stage, a.target_iter), "stage ", name, " is attached to ",
+               target.op->name, ", but ", target.op->name,
+               " is not the only stage that reads it nor holds that reader inside the loop");
   }
 }
 

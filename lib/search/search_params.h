@@ -15,6 +15,10 @@ struct SearchParams {
   // Also generate rfactor sketches for reductions whose spatial extent is
   // small next to their reduction (Ansor's rule; e.g. a 1xK x KxN product).
   bool enable_rfactor = true;
+  // Also generate sketches that pack the input a tiled stage streams with a
+  // stride (B of a matmul, the padded image of a convolution) into a
+  // contiguous panel at the outermost tile loop (sketch.cpp).
+  bool enable_packing = true;
   // A reduction counts as "small spatial" when its spatial extent is at most
   // this and its reduce extent is larger than it.
   int64_t rfactor_max_spatial = 64;

@@ -2,9 +2,8 @@
 // ComputeDAG into a few loop structures with placeholder tile sizes, which
 // annotation (sketch_annotation.cpp) completes into the search's initial
 // population. Stages are visited from the last to the first; a rule that
-// applies may branch (several sketches). Inserted stages (cache_write,
-// rfactor) land at the visited index or after it, so the indices of the
-// stages still to visit never move.
+// applies may branch (several sketches). Each DAG op is looked up by its
+// buffer, since a packed copy (cache_read) shifts the stages after its input.
 #include <algorithm>
 
 #include "ir/error.h"
@@ -113,16 +112,69 @@ std::vector<int> tile(State& s, int i) {
 // Tiling of stage i with consumer c following its outermost spatial tiles;
 // i is computed inside c's outer tile loops, where bound inference shrinks
 // i's outermost loops to one iteration, so i computes one whole outer tile
-// (its register and cache tiles inside) per iteration of c.
-void tile_with_fusion(State& s, int i, int c) {
+// (its register and cache tiles inside) per iteration of c. outer_axes
+// orders c's outer tile loops (all spatial axes; empty: axis order).
+void tile_with_fusion(State& s, int i, int c, std::vector<int> outer_axes = {}) {
   std::vector<int> splits = tile(s, i);
   const int n = static_cast<int>(splits.size());
   for (int a = n - 1; a >= 0; --a) s.apply(schedule::FollowSplitStep{c, a, splits[a], 1});
+  if (outer_axes.empty())
+    for (int a = 0; a < n; ++a) outer_axes.push_back(a);
   std::vector<int> order;
-  for (int level = 0; level < 2; ++level)
-    for (int a = 0; a < n; ++a) order.push_back(2 * a + level);
+  for (int a : outer_axes) order.push_back(2 * a);
+  for (int a = 0; a < n; ++a) order.push_back(2 * a + 1);
   s.apply(schedule::ReorderStep{c, order});
   s.apply(schedule::ComputeAtStep{i, c, n - 1});
+}
+
+// The input of stage i worth packing: read directly, its innermost index
+// following i's last (vector) axis, and missing another spatial axis of i,
+// so each outer tile streams a strided panel of it many times (B of a
+// matmul, the padded image of an NCHW convolution). The axes it uses come
+// back in `used`; -1 if no input qualifies.
+int packable_input(const State& s, int i, std::vector<int>& used) {
+  const te::Tensor& op = s.stages[i].op;
+  const std::vector<ir::IterVar>& axes = op->axes;
+  LoadCollector c;
+  c.visit(op->body);
+  for (int p = 0; p < i; ++p) {
+    const te::Tensor& in = s.stages[p].op;
+    std::vector<const ir::LoadNode*> loads;
+    for (const ir::LoadNode* l : c.loads)
+      if (l->buffer.same_as(in->buffer)) loads.push_back(l);
+    if (loads.size() != 1) continue;
+    const ir::LoadNode* load = loads[0];
+    if ( load->indices.empty() || !ir::uses_var(load->indices.back(), axes.back().var)) continue;
+    used.clear();
+    for (int a = 0; a < static_cast<int>(axes.size()); ++a) {
+      bool uses = std::any_of(load->indices.begin(), load->indices.end(),
+                              [&](const ir::Expr& e) { return ir::uses_var(e, axes[a].var); });
+      if (uses) used.push_back(a);
+    }
+    if (used.size() < axes.size()) return p;
+  }
+  return -1;
+}
+
+// Tiling with fusion (into consumer c, or into a cache-write copy when c <
+// 0) plus a packed copy of input p: c's outer tile loops put the axes p
+// uses first, and the copy is computed at the last of them, so one packed
+// contiguous panel serves all the outer tiles of the axes p does not use
+// (GotoBLAS-style packing, which Ansor's CPU rules lack).
+void tile_with_packing(State& s, int i, int c, int p, const std::vector<int>& used) {
+  s.apply(schedule::CacheReadStep{p, "local", {i}});
+  ++i;
+  if (c < 0) {
+    s.apply(schedule::CacheWriteStep{i, "local"});
+    c = i + 1;
+  } else {
+    ++c;
+  }
+  std::vector<int> outer_axes = used;
+  for (int a = 0; a < static_cast<int>(s.stages[i].op->axes.size()); ++a)
+    if (std::find(used.begin(), used.end(), a) == used.end()) outer_axes.push_back(a);
+  tile_with_fusion(s, i, c, outer_axes);
+  s.apply(schedule::ComputeAtStep{p + 1, c, static_cast<int>(used.size()) - 1});
 }
 
 // Rfactor of a reduction with little spatial parallelism: the reduce loops
@@ -149,6 +201,15 @@ bool small_spatial_large_reduce(const te::Tensor& op, const SearchParams& params
   int64_t reduce = 1;
   for (const ir::IterVar& a : r->axes) reduce *= a.extent;
   return spatial <= params.rfactor_max_spatial && reduce > spatial;
+}
+
+// The stage that computes op: a packed copy inserted before a stage moves
+// it, so the DAG's index is not enough.
+int stage_index(const State& s, const te::Tensor& op) {
+  for (int i = 0; i < static_cast<int>(s.stages.size()); ++i)
+    if (s.stages[i].op->buffer.same_as(op->buffer)) return i;
+  internal_check(false, "no stage computes ", op->name);
+  return -1;
 }
 
 // The states that follow from s by the rules for stage i (s itself when no
@@ -181,6 +242,9 @@ std::vector<State> expand(const State& s, int i, const SearchParams& params) {
         tile_with_fusion(n, i, i + 1);
       });
     }
+    std::vector<int> used;
+    int p = packable_input(s, i, used);
+    if (params.enable_packing && p >= 0) branch([&](State& n) { tile_with_packing(n, i, c, p, used); });
   } else if (params.enable_rfactor && small_spatial_large_reduce(st.op, params)) {
     out.push_back(s);
     branch([&](State& n) { add_rfactor(n, i); });
@@ -193,10 +257,10 @@ std::vector<State> expand(const State& s, int i, const SearchParams& params) {
 
 std::vector<State> generate_sketches(std::shared_ptr<const te::ComputeDAG> dag, const SearchParams& params) {
   std::vector<State> states{State::initial(dag)};
-  for (int i = static_cast<int>(dag->ops().size()) - 1; i >= 0; --i) {
+  for (int k = static_cast<int>(dag->ops().size()) - 1; k >= 0; --k) {
     std::vector<State> next;
     for (const State& s : states)
-      for (State& e : expand(s, i, params))
+      for (State& e : expand(s, stage_index(s, dag->ops()[k]), params))
         if (next.size() < kMaxSketches) next.push_back(std::move(e));
     states = std::move(next);
   }

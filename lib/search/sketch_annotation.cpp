@@ -31,14 +31,14 @@ std::vector<int64_t> divisors(int64_t n, int64_t max) {
 // Inner lengths (outer to inner) of a k-way tile of extent, like Ansor's
 // SampleTileSize: mostly a factorization into divisors; now and then a
 // non-dividing factor (guarded loops). Their product never exceeds extent.
-// With align > 0 the innermost length is a multiple of align when extent
-// has such a divisor within max_innermost_split_factor.
-std::vector<int64_t> sample_lengths(int64_t extent, size_t k, int64_t align, std::mt19937_64& rng,
-                                    const SearchParams& params) {
+// The innermost length is at most max_innermost; with align > 0 it is a
+// multiple of align when extent has such a divisor within that bound.
+std::vector<int64_t> sample_lengths(int64_t extent, size_t k, int64_t align, int64_t max_innermost,
+                                    std::mt19937_64& rng) {
   std::vector<int64_t> lengths(k, 1);
   int64_t remaining = extent;
   for (size_t j = k; j-- > 0;) {
-    int64_t max = j + 1 == k ? params.max_innermost_split_factor : remaining;
+    int64_t max = j + 1 == k ? max_innermost : remaining;
     int64_t f;
     std::vector<int64_t> aligned;
     if (j + 1 == k && align > 0) {
@@ -129,19 +129,20 @@ void fill_stage_splits(std::vector<schedule::Step>& history, const std::vector<s
   const int64_t align = tiled && chance(rng, params.aligned_vector_tile_prob) ? params.vector_lanes : 0;
   const bool bound_registers = tiled && chance(rng, params.register_tile_prob);
   const bool two_level = tiled && chance(rng, params.two_level_tile_prob);
-  constexpr int kRegisterTileTries = 8;
-  for (int attempt = 0; attempt < kRegisterTileTries; ++attempt) {
-    int64_t register_tile = 1;
-    bool first_spatial = true;
-    for (size_t h : splits) {
-      auto& split = std::get<schedule::SplitStep>(history[h]);
-      const bool spatial = tiled && split.lengths.size() == spatial_lengths;
-      split.lengths = sample_lengths(split.extent, split.lengths.size(), spatial && first_spatial ? align : 0, rng, params);
-      if (spatial && two_level) std::fill(split.lengths.begin(), split.lengths.end() - 1, 1);
-      if (spatial) register_tile *= split.lengths.back();
-      first_spatial = first_spatial && !spatial;
-    }
-    if (!bound_registers || register_tile <= params.max_register_tile) return;
+  int64_t register_tile = 1;
+  bool first_spatial = true;
+  for (size_t h : splits) {
+    auto& split = std::get<schedule::SplitStep>(history[h]);
+    const bool spatial = tiled && split.lengths.size() == spatial_lengths;
+    int64_t max_innermost = params.max_innermost_split_factor;
+    // The vector axis comes first, so the bound shrinks what the others add.
+    if (spatial && bound_registers)
+      max_innermost = std::min(max_innermost, std::max<int64_t>(1, params.max_register_tile / register_tile));
+    split.lengths = sample_lengths(split.extent, split.lengths.size(), spatial && first_spatial ? align : 0,
+                                   max_innermost, rng);
+    if (spatial && two_level) std::fill(split.lengths.begin(), split.lengths.end() - 1, 1);
+    if (spatial) register_tile *= split.lengths.back();
+    first_spatial = first_spatial && !spatial;
   }
 }
 

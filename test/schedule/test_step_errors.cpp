@@ -111,6 +111,23 @@ TEST_CASE("compute_at looks through inlined readers", "[unit][error]") {
   CHECK(max_output_error(s) < 1e-5);
 }
 
+TEST_CASE("compute_at onto the stage its reader is computed inside, at an enclosing loop", "[unit][error]") {
+  State s = State::initial(matmul_relu_dag());
+  s.apply(CacheReadStep{stage_index(s, "B"), "local", {stage_index(s, "mm")}});
+  const int bl = stage_index(s, "B.local"), mm = stage_index(s, "mm"), out = stage_index(s, "out");
+  s.apply(ComputeAtStep{mm, out, 1});
+  // A packed copy of B per row of out, shared by the columns computed inside.
+  s.apply(ComputeAtStep{bl, out, 0});
+  CHECK(max_output_error(s) < 1e-5);
+  // mm moved outside the copy's loop would read it before it exists.
+  s.apply(ComputeAtStep{bl, out, 1});
+  require_rejected(s, ComputeAtStep{mm, out, 0}, {"B.local is attached to out", "nor holds that reader inside"});
+  require_rejected(s, ComputeRootStep{mm}, {"B.local is attached to out"});
+  s.apply(ComputeRootStep{bl});
+  s.apply(ComputeRootStep{mm});
+  require_rejected(s, ComputeAtStep{bl, out, 0}, {"does not read B.local nor holds its only reader"});
+}
+
 TEST_CASE("cache and rfactor step errors", "[unit][error]") {
   State s = State::initial(matmul_dag());
   require_rejected(s, CacheWriteStep{0, "local"}, {"placeholder"});

@@ -136,6 +136,35 @@ TEST_CASE("matmul gets multi-level tiling with a cache-write stage", "[sketch][u
   CHECK(cache_tiled);
 }
 
+TEST_CASE("matmul and padded conv2d get a sketch that packs the strided input per outer tile", "[sketch][unit]") {
+  auto conv = op_dag("conv2d", {{"N", 1}, {"C", 8}, {"H", 8}, {"W", 8}, {"K", 16}, {"R", 3}, {"S", 3}, {"pad", 1},
+                                {"bias", true}, {"relu", true}});
+  auto matmul = op_dag("matmul", {{"M", 64}, {"N", 64}, {"K", 64}});
+  // B of the matmul, the padded image of the convolution (read with y, x
+  // but not the output channel).
+  for (auto [dag, packed] : {std::pair{matmul, "B.local"}, std::pair{conv, "conv2d_pad.local"}}) {
+    bool found = false;
+    for (const State& s : search::generate_sketches(dag)) {
+      for (const schedule::Stage& st : s.stages) {
+        if (st.op->name != packed) continue;
+        UNSCOPED_INFO(s.to_string());
+        // The copy sits at an outer tile loop of the root stage that holds
+        // the tiled reduction.
+        REQUIRE(st.attach.kind == schedule::AttachKind::Iter);
+        const schedule::Stage& root = s.stages[st.attach.target_stage];
+        CHECK(root.attach.kind == schedule::AttachKind::Root);
+        CHECK(root.leaf_position(st.attach.target_iter) < static_cast<int>(root.op->axes.size()));
+        found = true;
+      }
+    }
+    CHECK(found);
+    search::SearchParams off;
+    off.enable_packing = false;
+    for (const State& s : search::generate_sketches(dag, off))
+      for (const schedule::Stage& st : s.stages) CHECK(st.op->name != packed);
+  }
+}
+
 TEST_CASE("annotation draws aligned vector tiles, bounded register tiles and two-level tilings", "[sketch][unit]") {
   auto dag = op_dag("matmul", {{"M", 256}, {"N", 256}, {"K", 256}});
   search::SearchParams p;
