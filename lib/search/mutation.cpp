@@ -1,8 +1,8 @@
 // Mutations of the evolutionary search (mutation.h): each kind edits a copy
 // of the state's history and replays it from State::initial, so the replay's
 // own validation decides whether the edit is a valid state. Kinds and their
-// weights follow Ansor's CPU policy (ALGORITHMS.md); a kind is only drawn
-// when the history has a step it can edit.
+// weights (SearchParams) follow Ansor's CPU policy (ALGORITHMS.md); a kind is
+// only drawn when the history has a step it can edit.
 #include "search/mutation.h"
 
 #include <algorithm>
@@ -15,13 +15,6 @@ namespace tunectl::search {
 namespace {
 
 using schedule::Step;
-
-// Ansor's CPU mutation weights: tile size, unroll, compute location,
-// parallel granularity.
-constexpr double kWeightTileSize = 0.90;
-constexpr double kWeightUnroll = 0.04;
-constexpr double kWeightComputeAt = 0.05;
-constexpr double kWeightParallel = 0.01;
 
 enum class Kind { TileSize, Unroll, ComputeAt, Parallel };
 
@@ -180,10 +173,10 @@ std::optional<schedule::State> mutate(const schedule::State& state, std::mt19937
     kinds.emplace_back(kind, &steps);
     weights.push_back(w);
   };
-  add(Kind::TileSize, splits, kWeightTileSize);
-  add(Kind::Unroll, pragmas, kWeightUnroll);
-  add(Kind::ComputeAt, compute_ats, kWeightComputeAt);
-  add(Kind::Parallel, fuses, kWeightParallel);
+  add(Kind::TileSize, splits, params.mutate_tile_size_weight);
+  add(Kind::Unroll, pragmas, params.mutate_unroll_weight);
+  add(Kind::ComputeAt, compute_ats, params.mutate_compute_at_weight);
+  add(Kind::Parallel, fuses, params.mutate_parallel_weight);
   if (kinds.empty()) return std::nullopt;
   std::discrete_distribution<int> kind_dist(weights.begin(), weights.end());
 
