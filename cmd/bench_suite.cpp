@@ -5,9 +5,10 @@
 // logs (replay of the record's steps, lower, JIT), checks it against oneDNN
 // on the same seeded random inputs and weights, and times both in this
 // process, their repeats interleaved (runtime::time_interleaved: median,
-// caches flushed between repeats). The table gives GFLOP/s and the ratio oneDNN time / tunectl time
-// (> 1: tunectl is faster). A workload the logs do not cover gets a
-// "no tuning log" row, or with --untuned the time of its default schedule.
+// caches flushed between repeats). The table gives GFLOP/s and the ratio
+// oneDNN time / tunectl time (> 1: tunectl is faster). A workload the logs
+// do not cover gets a "no tuning log" row, or with --untuned the time of its
+// default schedule.
 #include <cstdio>
 #include <functional>
 #include <memory>

@@ -1,8 +1,7 @@
-// Steps that decide where a stage is computed: inside a loop of its reader
-// (or of a stage that reader is computed inside)
-// (compute_at), substituted into its readers (compute_inline), or at the
-// root of the kernel (compute_root).
-
+// Steps that decide where a stage is computed: inside a loop of its reader,
+// or of a stage that reader is computed inside (compute_at), substituted
+// into its readers (compute_inline), or at the root of the kernel
+// (compute_root).
 #include "ir/error.h"
 #include "schedule/step_apply.h"
 

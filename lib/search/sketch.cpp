@@ -144,7 +144,7 @@ int packable_input(const State& s, int i, std::vector<int>& used) {
       if (l->buffer.same_as(in->buffer)) loads.push_back(l);
     if (loads.size() != 1) continue;
     const ir::LoadNode* load = loads[0];
-    if ( load->indices.empty() || !ir::uses_var(load->indices.back(), axes.back().var)) continue;
+    if (load->indices.empty() || !ir::uses_var(load->indices.back(), axes.back().var)) continue;
     used.clear();
     for (int a = 0; a < static_cast<int>(axes.size()); ++a) {
       bool uses = std::any_of(load->indices.begin(), load->indices.end(),
