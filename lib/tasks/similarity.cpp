@@ -2,8 +2,6 @@
 #include "tasks/similarity.h"
 
 #include <cctype>
-#include <cstdint>
-#include <cstdio>
 
 namespace tunectl::tasks {
 namespace {
@@ -52,14 +50,7 @@ std::string mask_numbers(const std::string& text) {
 }  // namespace
 
 std::string similarity_key(const te::ComputeDAG& dag) {
-  uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : mask_numbers(dag.canonical_text())) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
+  return te::stable_hash_hex(mask_numbers(dag.canonical_text()));
 }
 
 }  // namespace tunectl::tasks

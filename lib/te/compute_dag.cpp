@@ -144,9 +144,11 @@ std::string ComputeDAG::canonical_text() const {
   return os.str();
 }
 
-std::string ComputeDAG::workload_key() const {
+std::string ComputeDAG::workload_key() const { return stable_hash_hex(canonical_text()); }
+
+std::string stable_hash_hex(const std::string& text) {
   uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : canonical_text()) {
+  for (unsigned char c : text) {
     h ^= c;
     h *= 1099511628211ull;
   }

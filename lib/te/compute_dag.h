@@ -41,4 +41,8 @@ class ComputeDAG {
   std::vector<Tensor> ops_;
 };
 
+// 16 hex digits of a 64-bit FNV-1a hash of text: stable across runs and
+// machines (workload and similarity keys).
+std::string stable_hash_hex(const std::string& text);
+
 }  // namespace tunectl::te
