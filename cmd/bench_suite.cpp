@@ -154,7 +154,10 @@ Row bench_entry(const SuiteEntry& entry, const std::string& folder, const Tuning
   std::vector<runtime::NDArray*> args;
   for (auto& a : inputs) args.push_back(&a);
   args.push_back(&outputs[0]);
-  std::vector<void*> raw = check::raw_pointers(args);
+  // Prepacked weights are packed before timing, as oneDNN's are when its
+  // primitive is built.
+  std::vector<runtime::NDArray> packed;
+  std::vector<void*> raw = kernel.pack_inputs(check::raw_pointers(args), packed);
   kernel.run(raw.data());
   check::CheckResult cmp = check::compare_outputs(*task.dag, outputs, expected);
   user_check(cmp.ok, "bench: the ", row.note, " kernel of ", task.name, " disagrees with oneDNN: ", cmp.message);

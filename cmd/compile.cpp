@@ -60,7 +60,7 @@ void run_compile(const CompileOptions& o) {
   if (o.check) {
     codegen::JitKernel kernel = codegen::jit_compile(func);
     check::CheckResult r =
-        check::check_against_reference(*dag, [&](const std::vector<runtime::NDArray*>& args) { kernel.run(check::raw_pointers(args).data()); }, o.seed);
+        check::check_against_reference(*dag, [&](const std::vector<runtime::NDArray*>& args) { kernel.pack_and_run(check::raw_pointers(args)); }, o.seed);
     user_check(r.ok, "check failed: ", r.message);
     std::printf("check: output matches the reference (%.3f GFLOP per call)\n", dag->flop_count() * 1e-9);
   }

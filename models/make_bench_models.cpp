@@ -5,9 +5,12 @@
 //   conv3x3_resnet.onnx   Conv 1x64x56x56, 64 filters 3x3, pad 1, bias, Relu (ResNet-50 stage 1)
 //   conv1x1_resnet.onnx   Conv 1x64x56x56, 256 filters 1x1, bias, Relu (ResNet-50 stage 1 expansion)
 //   dense_bert.onnx       MatMul [128,768] x W[768,3072] + b (BERT-base FFN, as exported)
-// Weights and biases are graph inputs, not initializers: the files stay a few
-// hundred bytes, and the bench feeds the same seeded random values to the
-// tunectl kernel and to oneDNN. Usage: make_bench_models <output folder>
+// Weights and biases are model constants, as in a real model, so tuning may
+// prepack them (oneDNN, too, reorders its weights when its primitive is
+// built); GEMM's B stays an input, a product of two activations. The
+// constants are ConstantOfShape nodes, so the files stay a few hundred bytes:
+// the bench feeds the same seeded random values to the tunectl kernel and to
+// oneDNN and needs only their shapes. Usage: make_bench_models <output folder>
 #include <string>
 #include <vector>
 
@@ -32,8 +35,9 @@ void finish(ModelBuilder& b, const std::vector<int64_t>& out, const std::string&
 
 void conv_relu(const std::string& name, int64_t in_ch, int64_t out_ch, int64_t kernel, const std::string& path) {
   const int64_t pad = kernel / 2;
-  ModelBuilder b = start(name, {{"data", {1, in_ch, 56, 56}}, {"weight", {out_ch, in_ch, kernel, kernel}},
-                                {"bias", {out_ch}}});
+  ModelBuilder b = start(name, {{"data", {1, in_ch, 56, 56}}});
+  b.filled_constant("weight", {out_ch, in_ch, kernel, kernel}, 0.01f);
+  b.filled_constant("bias", {out_ch}, 0.01f);
   auto* conv = b.node("Conv", "conv", {"data", "weight", "bias"}, "conv_out");
   ModelBuilder::attr(conv, "kernel_shape", {kernel, kernel});
   ModelBuilder::attr(conv, "pads", {pad, pad, pad, pad});
@@ -60,7 +64,9 @@ int main(int argc, char** argv) {
 
   // As Hugging Face's BERT exports write a dense layer: MatMul with the
   // weight stored [in, out], then Add of the bias.
-  ModelBuilder dense = start("dense_bert", {{"x", {128, 768}}, {"weight", {768, 3072}}, {"bias", {3072}}});
+  ModelBuilder dense = start("dense_bert", {{"x", {128, 768}}});
+  dense.filled_constant("weight", {768, 3072}, 0.01f);
+  dense.filled_constant("bias", {3072}, 0.01f);
   dense.node("MatMul", "dense", {"x", "weight"}, "dense_out");
   dense.node("Add", "bias", {"dense_out", "bias"}, "output");
   finish(dense, {128, 3072}, dir + "dense_bert.onnx");

@@ -81,6 +81,25 @@ class ModelBuilder {
     return name;
   }
 
+  // A constant of shape dims filled with value: a ConstantOfShape node, a
+  // few bytes in the file however large the tensor (for models whose
+  // weights only need a shape and to be constant).
+  std::string filled_constant(const std::string& name, const std::vector<int64_t>& dims, float value) {
+    auto* shape = graph()->add_initializer();
+    shape->set_name(name + ".shape");
+    shape->set_data_type(onnx::TensorProto::INT64);
+    shape->add_dims(static_cast<int64_t>(dims.size()));
+    for (int64_t d : dims) shape->add_int64_data(d);
+    auto* n = node("ConstantOfShape", name, {name + ".shape"}, name);
+    auto* a = n->add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    a->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+    a->mutable_t()->add_dims(1);
+    a->mutable_t()->add_float_data(value);
+    return name;
+  }
+
   onnx::NodeProto* node(const std::string& op, const std::string& name, const std::vector<std::string>& inputs,
                         const std::string& output) {
     auto* n = graph()->add_node();

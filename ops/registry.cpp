@@ -113,6 +113,11 @@ class Params {
 };
 
 te::Tensor input(const std::string& name, const Shape& shape) { return te::placeholder(name, shape); }
+// A model constant: the weights and biases of conv2d and gemm, which ONNX
+// models store as initializers.
+te::Tensor weight(const std::string& name, const Shape& shape) {
+  return te::placeholder(name, shape, ir::DType::Float32, true);
+}
 
 std::vector<te::Tensor> one(te::Tensor t) { return {std::move(t)}; }
 
@@ -141,9 +146,9 @@ te::Tensor build_conv2d(Params& p) {
   bool bias = p.boolean("bias", false), relu_after = p.boolean("relu", false);
   user_check(a.groups > 0 && c % a.groups == 0, "conv2d: groups must divide C");
   te::Tensor data = input("data", {n, c, h, w});
-  te::Tensor weight = input("weight", {k, c / a.groups, r, s});
-  te::Tensor out = conv2d_nchw(data, weight, a);
-  if (bias) out = bias_add_nchw(out, input("bias", {k}));
+  te::Tensor kernel = weight("weight", {k, c / a.groups, r, s});
+  te::Tensor out = conv2d_nchw(data, kernel, a);
+  if (bias) out = bias_add_nchw(out, weight("bias", {k}));
   if (relu_after) out = relu(out);
   return out;
 }
@@ -191,8 +196,8 @@ std::vector<OpEntry> make_entries() {
                  bool ta = p.boolean("trans_a", false), tb = p.boolean("trans_b", false);
                  Shape cs = p.shape("c_shape", {n});
                  te::Tensor a = input("A", ta ? Shape{k, m} : Shape{m, k});
-                 te::Tensor b = input("B", tb ? Shape{n, k} : Shape{k, n});
-                 te::Tensor c = cs.empty() ? nullptr : input("C", cs);
+                 te::Tensor b = weight("B", tb ? Shape{n, k} : Shape{k, n});
+                 te::Tensor c = cs.empty() ? nullptr : weight("C", cs);
                  return one(gemm(a, b, c, alpha, beta, ta, tb));
                },
                {{{"M", 7}, {"N", 13}, {"K", 15}, {"alpha", 0.5}, {"beta", 2.0}},

@@ -25,11 +25,19 @@ struct ValueSlot {
   size_t offset = 0;  // Arena only
 };
 
+struct CompiledKernel {
+  codegen::JitKernel jit;
+  std::vector<int> packed_args;  // LoweredFunc::packings' arguments
+};
+
 // One kernel argument list per subgraph: which value each argument is, in
-// LoweredFunc::args order (DAG placeholders, then DAG outputs).
+// LoweredFunc::args order (DAG placeholders, then DAG outputs). A prepacked
+// constant is packed once, when the executor is built, into `packed`.
 struct Launch {
-  const codegen::JitKernel* kernel = nullptr;
+  const CompiledKernel* kernel = nullptr;
   std::vector<std::string> args;
+  std::vector<runtime::NDArray> packed;
+  std::vector<void*> packed_address;  // per argument: its packed copy, or nullptr
 };
 
 std::string shape_text(const std::vector<int64_t>& shape) {
@@ -64,7 +72,7 @@ struct Executor::Impl {
   Graph graph;
   std::vector<Subgraph> subgraphs;
   ExecutorOptions options;
-  std::map<std::string, codegen::JitKernel> kernels;  // by workload key
+  std::map<std::string, CompiledKernel> kernels;  // by workload key
   std::vector<Launch> launches;                       // one per subgraph
   std::map<std::string, ValueSlot> slots;
   MemoryPlan plan;
@@ -73,6 +81,7 @@ struct Executor::Impl {
 
   void compile();
   void plan_values();
+  void pack_constants();
   void check_inputs(const std::map<std::string, runtime::NDArray>& inputs) const;
   void* address(const std::string& value, const std::map<std::string, runtime::NDArray>& inputs);
 };
@@ -84,7 +93,10 @@ void Executor::Impl::compile() {
     auto it = kernels.find(key);
     if (it == kernels.end()) {
       schedule::State state = options.schedule ? options.schedule(sg.dag) : schedule::State::initial(sg.dag);
-      it = kernels.emplace(key, codegen::jit_compile(lower::lower(state, kernel_symbol(sg.name)))).first;
+      lower::LoweredFunc func = lower::lower(state, kernel_symbol(sg.name));
+      CompiledKernel compiled{codegen::jit_compile(func), {}};
+      for (const lower::InputPacking& p : func.packings) compiled.packed_args.push_back(p.arg);
+      it = kernels.emplace(key, std::move(compiled)).first;
     }
     // The partitioner promises placeholders in `inputs` order and outputs in
     // `outputs` order; check it, since a mix-up would silently swap buffers.
@@ -93,7 +105,7 @@ void Executor::Impl::compile() {
     internal_check(placeholders.size() == sg.inputs.size() && outs.size() == sg.outputs.size(), "subgraph ",
                    sg.name, ": ", placeholders.size(), " placeholders and ", outs.size(), " outputs for ",
                    sg.inputs.size(), " inputs and ", sg.outputs.size(), " outputs");
-    Launch launch{&it->second, {}};
+    Launch launch{&it->second, {}, {}, {}};
     auto add_arg = [&](const te::Tensor& t, const std::string& value) {
       const ValueInfo& info = graph.info(value);
       internal_check(t->shape() == te_shape(info.shape) && t->dtype() == info.dtype, "subgraph ", sg.name, ": tensor ",
@@ -147,6 +159,22 @@ void Executor::Impl::plan_values() {
   internal_check(arena != nullptr, "cannot allocate the ", bytes, "-byte activation arena");
 }
 
+void Executor::Impl::pack_constants() {
+  for (size_t s = 0; s < launches.size(); ++s) {
+    Launch& l = launches[s];
+    l.packed_address.assign(l.args.size(), nullptr);
+    if (l.kernel->packed_args.empty()) continue;
+    std::vector<void*> raw(l.args.size(), nullptr);
+    for (int a : l.kernel->packed_args) {
+      internal_check(slots.at(l.args[a]).home == Home::Constant, "subgraph ", subgraphs[s].name, " takes ",
+                     l.args[a], " prepacked, but it is not a constant");
+      raw[a] = graph.constants.at(l.args[a]).raw();
+    }
+    raw = l.kernel->jit.pack_inputs(std::move(raw), l.packed);
+    for (int a : l.kernel->packed_args) l.packed_address[a] = raw[a];
+  }
+}
+
 void Executor::Impl::check_inputs(const std::map<std::string, runtime::NDArray>& inputs) const {
   for (const auto& [name, value] : inputs) {
     bool known = false;
@@ -190,6 +218,7 @@ Executor::Executor(Graph graph, std::vector<Subgraph> subgraphs, ExecutorOptions
   impl_->options = std::move(options);
   impl_->compile();
   impl_->plan_values();
+  impl_->pack_constants();
   for (const auto& sg : impl_->subgraphs) impl_->times.push_back({sg.name, 0.0});
 }
 
@@ -201,14 +230,16 @@ std::map<std::string, runtime::NDArray> Executor::run(const std::map<std::string
   m.check_inputs(inputs);
   std::vector<void*> args;
   for (size_t s = 0; s < m.launches.size(); ++s) {
+    const Launch& l = m.launches[s];
     args.clear();
-    for (const auto& value : m.launches[s].args) args.push_back(m.address(value, inputs));
+    for (size_t a = 0; a < l.args.size(); ++a)
+      args.push_back(l.packed_address[a] ? l.packed_address[a] : m.address(l.args[a], inputs));
     if (m.options.profile) {
       const auto start = std::chrono::steady_clock::now();
-      m.launches[s].kernel->run(args.data());
+      l.kernel->jit.run(args.data());
       m.times[s].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     } else {
-      m.launches[s].kernel->run(args.data());
+      l.kernel->jit.run(args.data());
     }
   }
   std::map<std::string, runtime::NDArray> outputs;

@@ -2,7 +2,8 @@
 // compiled kernel per subgraph (the default schedule of its task unless a
 // schedule is supplied, e.g. from a tuning log), a memory plan that reuses
 // intermediate buffers whose lifetimes do not overlap, and named inputs and
-// outputs. Optionally times every subgraph.
+// outputs. Constants a kernel takes prepacked are packed once, when the
+// executor is built. Optionally times every subgraph.
 #pragma once
 
 #include <functional>

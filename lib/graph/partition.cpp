@@ -170,7 +170,8 @@ std::vector<te::Tensor> build_outputs(const Graph& g, const Subgraph& sg) {
   std::map<std::string, te::Tensor> tensors;
   for (size_t k = 0; k < sg.inputs.size(); ++k) {
     const ValueInfo& info = g.info(sg.inputs[k]);
-    tensors[sg.inputs[k]] = te::placeholder("input" + std::to_string(k), te_shape(info.shape), info.dtype);
+    tensors[sg.inputs[k]] =
+        te::placeholder("input" + std::to_string(k), te_shape(info.shape), info.dtype, g.is_constant(sg.inputs[k]));
   }
   for (size_t j = 0; j < sg.nodes.size(); ++j) {
     const Node& original = g.nodes[sg.nodes[j]];

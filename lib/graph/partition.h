@@ -15,6 +15,8 @@
 // injective producers such as a pad into a conv; ops/ already folds the
 // padding into conv2d, and the remaining cases stay separate kernels).
 // Subgraphs come out in an order in which each runs after those it reads.
+// A placeholder that reads a model constant is marked constant (so a kernel
+// may take it prepacked, schedule::PrepackStep).
 // Each DAG names its placeholders input0, input1, ... and its tensors by op
 // type and position inside the subgraph, never by ONNX value names, so that
 // equal subgraphs at different places of a model share a workload key.

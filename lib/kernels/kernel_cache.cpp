@@ -43,11 +43,14 @@ KernelEntry build_kernel(const log::Record& record, const std::string& dir) {
 
   schedule::State state = schedule::replay(dag, record.steps);
   lower::LoweredFunc func = lower::lower(state, entry.symbol);
-  for (const ir::Buffer& b : func.args) entry.args.push_back(KernelArg{b->name, b->shape, std::string(ir::to_string(b->dtype))});
+  auto arg_of = [](const ir::Buffer& b) { return KernelArg{b->name, b->shape, std::string(ir::to_string(b->dtype))}; };
+  for (const ir::Buffer& b : func.args) entry.args.push_back(arg_of(b));
+  for (const lower::InputPacking& p : func.packings)
+    entry.packings.push_back(KernelPacking{p.arg, p.func.name, arg_of(p.func.args.at(0))});
 
   codegen::JitKernel jit = codegen::jit_compile(func);
   check::CheckResult check = check::check_against_reference(
-      *dag, [&](const std::vector<runtime::NDArray*>& args) { jit.run(check::raw_pointers(args).data()); }, kCheckSeed);
+      *dag, [&](const std::vector<runtime::NDArray*>& args) { jit.pack_and_run(check::raw_pointers(args)); }, kCheckSeed);
   user_check(check.ok, "the kernel computes a wrong answer: ", check.message);
 
   codegen::emit_object_file(func, (std::filesystem::path(dir) / (entry.symbol + ".o")).string());

@@ -6,6 +6,7 @@
 //   <dir>/libtunectl_kernels.so   all of them in one shared library
 //   <dir>/manifest.json           per kernel: task key and name, symbol,
 //                                 argument order with shapes and dtypes,
+//                                 packing functions of prepacked constants,
 //                                 measured cost, the record it came from
 // Every kernel has the KernelFn calling convention (one pointer per argument
 // buffer, placeholders then outputs). Parallel kernels call
@@ -33,11 +34,21 @@ struct KernelArg {
   std::string dtype;  // ir::DType name, e.g. "float32"
 };
 
+// A constant the kernel takes prepacked (lower::InputPacking): the function
+// `symbol`, called as symbol({input, packed}), fills argument `arg` from the
+// constant in its placeholder layout `input`. Call it once per constant.
+struct KernelPacking {
+  int arg = 0;
+  std::string symbol;
+  KernelArg input;
+};
+
 struct KernelEntry {
   std::string workload_key;
   std::string task_name;
   std::string symbol;   // exported function name, also <symbol>.o
-  std::vector<KernelArg> args;
+  std::vector<KernelArg> args;  // a prepacked argument in its packed shape
+  std::vector<KernelPacking> packings;
   double cost_seconds = 0;  // median measured cost of the record
   log::Record record;       // the record it was built from
 };
@@ -69,10 +80,13 @@ class KernelLibrary {
   const std::vector<KernelEntry>& entries() const { return entries_; }
   // The kernel of a task, or nullptr when the folder has none for it.
   codegen::KernelFn find(const std::string& workload_key) const;
+  // A packing function an entry lists (KernelPacking::symbol), or nullptr.
+  codegen::KernelFn find_packing(const std::string& symbol) const;
 
  private:
   std::vector<KernelEntry> entries_;
   std::map<std::string, codegen::KernelFn> by_key_;
+  std::map<std::string, codegen::KernelFn> packings_;  // by symbol
   void* handle_ = nullptr;
 };
 

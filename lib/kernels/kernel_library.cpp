@@ -20,14 +20,18 @@ KernelLibrary::KernelLibrary(const std::string& dir) : entries_(read_manifest(di
     const char* why = ::dlerror();
     user_fail("cannot load ", path, ": ", why ? why : "unknown dlopen error");
   }
-  for (const KernelEntry& e : entries_) {
-    void* sym = ::dlsym(handle_, e.symbol.c_str());
+  auto lookup = [&](const std::string& symbol, const KernelEntry& e) {
+    void* sym = ::dlsym(handle_, symbol.c_str());
     if (sym == nullptr) {
       ::dlclose(handle_);
       handle_ = nullptr;
-      user_fail(path, " has no kernel ", e.symbol, " (task ", e.task_name, ") that its manifest lists");
+      user_fail(path, " has no function ", symbol, " (task ", e.task_name, ") that its manifest lists");
     }
-    by_key_[e.workload_key] = reinterpret_cast<codegen::KernelFn>(sym);
+    return reinterpret_cast<codegen::KernelFn>(sym);
+  };
+  for (const KernelEntry& e : entries_) {
+    by_key_[e.workload_key] = lookup(e.symbol, e);
+    for (const KernelPacking& p : e.packings) packings_[p.symbol] = lookup(p.symbol, e);
   }
 }
 
@@ -38,6 +42,11 @@ KernelLibrary::~KernelLibrary() {
 codegen::KernelFn KernelLibrary::find(const std::string& workload_key) const {
   auto it = by_key_.find(workload_key);
   return it == by_key_.end() ? nullptr : it->second;
+}
+
+codegen::KernelFn KernelLibrary::find_packing(const std::string& symbol) const {
+  auto it = packings_.find(symbol);
+  return it == packings_.end() ? nullptr : it->second;
 }
 
 }  // namespace tunectl::kernels

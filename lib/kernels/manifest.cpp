@@ -4,11 +4,13 @@
 // folder documents itself. nlohmann's json objects keep keys sorted, and
 // nothing here depends on time or the machine, so the text is deterministic.
 //
-// Format version 1:
+// Format version 2 (version 1 had no "packings"):
 //   {"kernels": [{"args": [{"dtype": "float32", "name": "A", "shape": [64, 64]}, ...],
-//                 "cost_seconds": 0.0012, "name": "matmul_64", "record": {...},
-//                 "symbol": "tunectl_9f2c...", "workload_key": "9f2c..."}, ...],
-//    "library": "libtunectl_kernels.so", "version": 1}
+//                 "cost_seconds": 0.0012, "name": "matmul_64",
+//                 "packings": [{"arg": 1, "input": {"dtype": ..., "name": "B", "shape": [64, 64]},
+//                               "symbol": "tunectl_9f2c..._pack1"}, ...],
+//                 "record": {...}, "symbol": "tunectl_9f2c...", "workload_key": "9f2c..."}, ...],
+//    "library": "libtunectl_kernels.so", "version": 2}
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -21,19 +23,28 @@ namespace tunectl::kernels {
 
 namespace {
 
-constexpr int kManifestVersion = 1;
+constexpr int kManifestVersion = 2;
 
 using nlohmann::json;
 
 json arg_to_json(const KernelArg& a) { return json{{"name", a.name}, {"shape", a.shape}, {"dtype", a.dtype}}; }
 
+KernelArg arg_from_json(const json& a) {
+  return KernelArg{a.at("name").get<std::string>(), a.at("shape").get<std::vector<int64_t>>(),
+                   a.at("dtype").get<std::string>()};
+}
+
 json entry_to_json(const KernelEntry& e) {
   json args = json::array();
   for (const KernelArg& a : e.args) args.push_back(arg_to_json(a));
+  json packings = json::array();
+  for (const KernelPacking& p : e.packings)
+    packings.push_back(json{{"arg", p.arg}, {"symbol", p.symbol}, {"input", arg_to_json(p.input)}});
   return json{{"workload_key", e.workload_key},
               {"name", e.task_name},
               {"symbol", e.symbol},
               {"args", args},
+              {"packings", packings},
               {"cost_seconds", e.cost_seconds},
               {"record", log::record_to_json(e.record)}};
 }
@@ -43,9 +54,13 @@ KernelEntry entry_from_json(const json& j) {
   e.workload_key = j.at("workload_key").get<std::string>();
   e.task_name = j.at("name").get<std::string>();
   e.symbol = j.at("symbol").get<std::string>();
-  for (const json& a : j.at("args"))
-    e.args.push_back(KernelArg{a.at("name").get<std::string>(), a.at("shape").get<std::vector<int64_t>>(),
-                               a.at("dtype").get<std::string>()});
+  for (const json& a : j.at("args")) e.args.push_back(arg_from_json(a));
+  for (const json& p : j.at("packings")) {
+    KernelPacking packing{p.at("arg").get<int>(), p.at("symbol").get<std::string>(), arg_from_json(p.at("input"))};
+    user_check(packing.arg >= 0 && packing.arg < static_cast<int>(e.args.size()), "packing ", packing.symbol,
+               " of argument ", packing.arg, ": the kernel has ", e.args.size(), " arguments");
+    e.packings.push_back(std::move(packing));
+  }
   e.cost_seconds = j.at("cost_seconds").get<double>();
   e.record = log::record_from_json(j.at("record"));
   // The symbol names a file and a function: it must be the one the key gives.

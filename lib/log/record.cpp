@@ -136,7 +136,7 @@ json record_to_json(const Record& r) {
 
 Record record_from_json(const json& j) {
   Record r;
-  // Version 1 is the only one so far; an older version would be upgraded here.
+  // Version 1 reads as version 2, which only added a step and a DAG field.
   r.version = record_version(j);
   r.task = task_from_json(field(j, "", "task", "an object", &json::is_object));
   const json& steps = field(j, "", "steps", "an array of steps", &json::is_array);

@@ -4,18 +4,20 @@
 // steps, and the measurement result (costs in seconds, error kind and
 // message, build and run times, a timestamp), plus the format version.
 //
-// Format version 1, one JSON object per line (keys are written sorted):
+// Format version 2, one JSON object per line (keys are written sorted):
 //   {"result": {"build_s": 0.41, "costs": [1.2e-3, 1.1e-3, 1.3e-3],
 //               "error": "none", "msg": "", "run_s": 0.9, "time": 1718000000},
 //    "steps": [["SP", 2, 0, 512, [8, 16], true], ...],
 //    "task": {"dag": {...}, "key": "9f2c...", "name": "matmul_512",
 //             "target": "llvm -mcpu=znver4"},
-//    "v": 1}
+//    "v": 2}
 // "steps" is schedule::steps_to_json; "dag" is te::dag_to_json, kept here as
 // opaque JSON; "error" is a name from TUNECTL_MEASURE_ERRORS; "time" is
 // seconds since the epoch; "costs" are seconds, finite and non-negative, at
 // least one for an ok record and none for an error record. Every field is
-// required; unknown fields are ignored.
+// required; unknown fields are ignored. Version 2 added the prepack step
+// ("PP") and constant placeholders in the DAG ("constant": true); a version 1
+// record is a valid version 2 record.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +32,7 @@ namespace tunectl::log {
 
 // The version this build writes; it reads this version and older ones it
 // knows how to upgrade. A newer version is refused with a clear error.
-inline constexpr int kLogVersion = 1;
+inline constexpr int kLogVersion = 2;
 
 // Why a measured program has no valid cost (Ansor's error kinds plus a wrong
 // answer against the reference, which can never be "best").

@@ -221,4 +221,16 @@ void interpret(const LoweredFunc& func, const std::vector<runtime::NDArray*>& ar
   in.exec(func.body);
 }
 
+void interpret_with_packing(const LoweredFunc& func, std::vector<runtime::NDArray*> args) {
+  std::vector<runtime::NDArray> packed;
+  packed.reserve(func.packings.size());
+  for (const InputPacking& p : func.packings) {
+    const ir::Buffer& b = func.args.at(p.arg);
+    packed.emplace_back(b->dtype, b->shape);
+    interpret(p.func, {args.at(p.arg), &packed.back()});
+    args[p.arg] = &packed.back();
+  }
+  interpret(func, args);
+}
+
 }  // namespace tunectl::lower

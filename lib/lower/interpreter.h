@@ -19,4 +19,9 @@ namespace tunectl::lower {
 // InternalError naming the buffer and the index.
 void interpret(const LoweredFunc& func, const std::vector<runtime::NDArray*>& args);
 
+// interpret, with the inputs func takes packed (LoweredFunc::packings) given
+// in their placeholder layout: interprets each packing into a scratch copy
+// first.
+void interpret_with_packing(const LoweredFunc& func, std::vector<runtime::NDArray*> args);
+
 }  // namespace tunectl::lower

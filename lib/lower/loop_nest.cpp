@@ -52,8 +52,12 @@ class RegionLoads : public IRMutator {
     const StageInfo& to = *it->second;
     const auto* load = loaded.as<LoadNode>();
     std::vector<Expr> idx;
+    // A packed constant holds the region at region_min as block
+    // region_min / region_extent (prepack.h).
+    if (to.packed)
+      for (size_t d = 0; d < load->indices.size(); ++d) idx.push_back(to.region_min[d] / make_int(to.region_extent[d]));
     for (size_t d = 0; d < load->indices.size(); ++d) idx.push_back(load->indices[d] - to.region_min[d]);
-    return make_load(to.buffer, idx);
+    return make_load(to.packed ? to.packed : to.buffer, idx);
   }
 
  private:
@@ -65,7 +69,10 @@ class NestBuilder {
   NestBuilder(const schedule::State& state, const std::vector<StageInfo>& stages) : state_(state), stages_(stages) {
     for (size_t s = 0; s < stages.size(); ++s) {
       const schedule::Stage& stage = state.stages[s];
-      if (!stages[s].active || stage.attach.kind != schedule::AttachKind::Iter) continue;
+      if (!stages[s].active) continue;
+      // A prepacked stage is read from its packed argument, never computed.
+      if (stage.prepacked) loads_.add(stage.op->buffer, stages[s]);
+      if (stage.prepacked || stage.attach.kind != schedule::AttachKind::Iter) continue;
       int t = stage.attach.target_stage;
       attached_[{t, state.stages[t].leaf_position(stage.attach.target_iter)}].push_back(static_cast<int>(s));
       loads_.add(stage.op->buffer, stages[s]);
@@ -75,7 +82,7 @@ class NestBuilder {
   Stmt build_root() {
     std::vector<Stmt> body;
     for (size_t s = 0; s < stages_.size(); ++s) {
-      if (stages_[s].active && state_.stages[s].attach.kind == schedule::AttachKind::Root)
+      if (stages_[s].active && !state_.stages[s].prepacked && state_.stages[s].attach.kind == schedule::AttachKind::Root)
         body.push_back(build(static_cast<int>(s)));
     }
     Stmt all = make_seq(body);
@@ -83,7 +90,7 @@ class NestBuilder {
     // readers may sit anywhere in it.
     for (size_t s = stages_.size(); s-- > 0;) {
       const StageInfo& info = stages_[s];
-      if (info.active && !info.is_output && state_.stages[s].attach.kind == schedule::AttachKind::Root)
+      if (info.active && !info.is_output && !info.packed && state_.stages[s].attach.kind == schedule::AttachKind::Root)
         all = make_allocate(info.buffer, all);
     }
     return all;

@@ -13,6 +13,7 @@
 #include "lower/flatten.h"
 #include "lower/inline_stages.h"
 #include "lower/loop_nest.h"
+#include "lower/prepack.h"
 #include "lower/stage_info.h"
 
 namespace tunectl::lower {
@@ -73,6 +74,7 @@ LoweredFunc lower(const schedule::State& state, const std::string& name) {
   log.run("collect_stages", [&] { stages = collect_stages(state); }, show_regions);
   log.run("inline_stages", [&] { inline_stages(state, stages); }, show_regions);
   log.run("infer_bounds", [&] { infer_bounds(state, stages); }, show_regions);
+  log.run("plan_prepacks", [&] { plan_prepacks(state, stages); }, show_regions);
   log.run("auto_unroll", [&] {
     for (size_t s = 0; s < stages.size(); ++s)
       if (stages[s].active) auto_unroll(stages[s].loops, state.stages[s].auto_unroll_max_step);
@@ -81,9 +83,8 @@ LoweredFunc lower(const schedule::State& state, const std::string& name) {
   log.run("flatten", [&] { body = flatten(body); }, show_body);
   log.run("simplify", [&] { body = ir::simplify(body); }, show_body);
 
-  LoweredFunc func{name, {}, body};
-  for (const te::Tensor& t : state.dag->placeholders()) func.args.push_back(t->buffer);
-  for (const te::Tensor& t : state.dag->outputs()) func.args.push_back(t->buffer);
+  LoweredFunc func{name, {}, body, {}};
+  prepacked_args(state, stages, func);
   return func;
 }
 

@@ -56,6 +56,9 @@ struct StageInfo {
   std::vector<ir::Expr> local_root_values;
   // Intermediate iterators that need a range check (LeafLoops::inner_ranges).
   std::vector<InnerRange> inner_ranges;
+  // A prepacked stage: the kernel argument holding all its regions, which
+  // the kernel reads instead of computing the stage (prepack.h).
+  ir::Buffer packed;
 };
 
 // Root axes and domains of every stage; which stages are active and outputs.

@@ -27,6 +27,7 @@ void apply_compute_inline(State& s, const ComputeInlineStep& step) {
   Stage& stage = compute_stage(s, step.stage);
   const std::string& name = stage.op->name;
   user_check(stage.op->reduce() == nullptr, "cannot compute_inline ", name, ": it is a reduction");
+  user_check(!stage.prepacked, "cannot compute_inline ", name, ": it is prepacked");
   user_check(!is_output_stage(s, step.stage), "cannot compute_inline ", name, ": it is an output");
   user_check(!has_attached_stages(s, step.stage), "cannot compute_inline ", name,
              ": other stages are attached to its loops");

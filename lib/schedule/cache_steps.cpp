@@ -1,5 +1,6 @@
 // Cache stages: cache_write computes a stage into a scoped buffer and copies
-// it out; cache_read copies a stage into a scoped buffer for chosen readers.
+// it out; cache_read copies a stage into a scoped buffer for chosen readers;
+// prepack moves a cache_read copy of a constant out of the kernel.
 #include <algorithm>
 #include <memory>
 
@@ -62,6 +63,17 @@ void apply_cache_read(State& s, const CacheReadStep& step) {
   }
   insert_stage(s, step.stage + 1, make_stage(cache_op));
   refresh_inputs(s);
+}
+
+void apply_prepack(State& s, const PrepackStep& step) {
+  Stage& stage = compute_stage(s, step.stage);
+  const te::Tensor& op = stage.op;
+  user_check(op->tag == "cache_read" && op->inputs.size() == 1 && op->inputs[0]->is_placeholder() &&
+                 op->inputs[0]->constant,
+             "cannot prepack ", op->name, ": only a cache_read copy of a constant placeholder can be");
+  user_check(stage.attach.kind != AttachKind::Inline, "cannot prepack ", op->name, ": it is inlined");
+  user_check(!stage.prepacked, op->name, " is already prepacked");
+  stage.prepacked = true;
 }
 
 }  // namespace tunectl::schedule::detail

@@ -166,7 +166,7 @@ class Proposer {
 
   std::optional<Step> insert_stage() {
     if (static_cast<int>(s_.stages.size() - s_.dag->ops().size()) >= kMaxInsertedStages) return std::nullopt;
-    switch (pick(3)) {
+    switch (pick(4)) {
       case 0: {
         int i = loop_stage();
         if (i < 0 || s_.stages[i].op->tag == "cache_copy") return std::nullopt;
@@ -181,6 +181,15 @@ class Proposer {
         if (readers.empty()) return std::nullopt;
         if (readers.size() > 1 && pick(2) == 0) readers.resize(1);
         return CacheReadStep{i, pick(2) == 0 ? "local" : "shared", readers};
+      }
+      case 2: {
+        std::vector<int> copies;
+        for (int i = 0; i < static_cast<int>(s_.stages.size()); ++i) {
+          const Stage& st = s_.stages[i];
+          if (st.op->tag == "cache_read" && st.op->inputs[0]->constant && !st.prepacked) copies.push_back(i);
+        }
+        if (copies.empty()) return std::nullopt;
+        return PrepackStep{copies[pick(static_cast<int>(copies.size()))]};
       }
       default: {
         int i = loop_stage();

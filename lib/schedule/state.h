@@ -87,6 +87,8 @@ struct Stage {
   // Pragma auto_unroll_max_step: unroll inner loops whose product of extents
   // is at most this (0 = off).
   int auto_unroll_max_step = 0;
+  // A copy of a constant computed once outside the kernel (PrepackStep).
+  bool prepacked = false;
 
   int num_root_iters() const;
   const Iterator& leaf(int position) const { return iters.at(leaves.at(position)); }

@@ -120,7 +120,8 @@ bool stages_equal(const Stage& a, const Stage& b) {
   for (size_t k = 0; k < a.relations.size(); ++k)
     if (!relations_equal(a.relations[k], b.relations[k])) return false;
   return a.attach.kind == b.attach.kind && a.attach.target_stage == b.attach.target_stage &&
-         a.attach.target_iter == b.attach.target_iter && a.auto_unroll_max_step == b.auto_unroll_max_step;
+         a.attach.target_iter == b.attach.target_iter && a.auto_unroll_max_step == b.auto_unroll_max_step &&
+         a.prepacked == b.prepacked;
 }
 
 }  // namespace

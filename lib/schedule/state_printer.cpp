@@ -55,6 +55,7 @@ class Printer {
     indent(depth);
     os_ << st.op->name;
     if (scope != ir::MemScope::Global) os_ << " [" << ir::to_string(scope) << "]";
+    if (st.prepacked) os_ << " [prepacked]";
     if (const auto* red = st.op->reduce())
       os_ << " = " << ir::to_string(red->combiner) << "(...)\n";
     else

@@ -39,6 +39,8 @@ json step_to_json(const Step& step) {
           return json::array({"RF", st.stage, st.iter, st.factor_iter});
         else if constexpr (std::is_same_v<T, PragmaStep>)
           return json::array({"PR", st.stage, st.iter, st.pragma});
+        else if constexpr (std::is_same_v<T, PrepackStep>)
+          return json::array({"PP", st.stage});
         else
           static_assert(sizeof(T) == 0, "step kind without JSON form");
       },
@@ -159,6 +161,10 @@ Step step_from_json(const json& j) {
   if (tag == "PR") {
     r.expect_size(4);
     return PragmaStep{r.int_at(1), r.int_at(2), r.string_at(3)};
+  }
+  if (tag == "PP") {
+    r.expect_size(2);
+    return PrepackStep{r.int_at(1)};
   }
   user_fail("bad step JSON ", j.dump(), ": unknown step tag '", tag, "'");
 }

@@ -12,6 +12,7 @@
 //   ["CHW", stage, "local"|"shared"|"global"]                  cache_write
 //   ["RF", stage, iter, factor_iter]                           rfactor
 //   ["PR", stage, iter, "auto_unroll_max_step$N"]              pragma
+//   ["PP", stage]                                              prepack
 // `stage` is an index into State::stages and `iter` a position in that
 // stage's current loop nest (Stage::leaves) when the step is applied.
 #pragma once
@@ -124,8 +125,19 @@ struct PragmaStep {
   bool operator==(const PragmaStep&) const = default;
 };
 
+// Marks `stage`, a cache_read copy of a constant placeholder, as computed
+// once outside the kernel (Ansor's layout rewrite): the kernel takes the
+// constant already packed, every region the copy would compute at its
+// attach point laid out one after another (lower/prepack.h), and the copy
+// disappears from the kernel's loops.
+struct PrepackStep {
+  int stage = 0;
+  bool operator==(const PrepackStep&) const = default;
+};
+
 using Step = std::variant<SplitStep, FollowSplitStep, ReorderStep, FuseStep, AnnotationStep, ComputeAtStep,
-                          ComputeInlineStep, ComputeRootStep, CacheReadStep, CacheWriteStep, RfactorStep, PragmaStep>;
+                          ComputeInlineStep, ComputeRootStep, CacheReadStep, CacheWriteStep, RfactorStep, PragmaStep,
+                          PrepackStep>;
 
 nlohmann::json step_to_json(const Step& step);
 // UserError naming what is wrong for a malformed array.

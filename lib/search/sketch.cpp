@@ -160,8 +160,11 @@ int packable_input(const State& s, int i, std::vector<int>& used) {
 // 0) plus a packed copy of input p: c's outer tile loops put the axes p
 // uses first, and the copy is computed at the last of them, so one packed
 // contiguous panel serves all the outer tiles of the axes p does not use
-// (GotoBLAS-style packing, which Ansor's CPU rules lack).
+// (GotoBLAS-style packing, which Ansor's CPU rules lack). A constant p (a
+// weight) is prepacked: the kernel takes every panel packed at load time
+// (Ansor's layout rewrite) and packs nothing itself.
 void tile_with_packing(State& s, int i, int c, int p, const std::vector<int>& used) {
+  const bool constant = s.stages[p].op->is_placeholder() && s.stages[p].op->constant;
   s.apply(schedule::CacheReadStep{p, "local", {i}});
   ++i;
   if (c < 0) {
@@ -175,6 +178,7 @@ void tile_with_packing(State& s, int i, int c, int p, const std::vector<int>& us
     if (std::find(used.begin(), used.end(), a) == used.end()) outer_axes.push_back(a);
   tile_with_fusion(s, i, c, outer_axes);
   s.apply(schedule::ComputeAtStep{p + 1, c, static_cast<int>(used.size()) - 1});
+  if (constant) s.apply(schedule::PrepackStep{p + 1});
 }
 
 // Rfactor of a reduction with little spatial parallelism: the reduce loops

@@ -133,7 +133,7 @@ std::string ComputeDAG::canonical_text() const {
   std::ostringstream os;
   for (const auto& t : ops_) {
     if (t->is_placeholder()) {
-      os << "placeholder " << shape_text(*t) << "\n";
+      os << "placeholder " << shape_text(*t) << (t->constant ? " constant" : "") << "\n";
       continue;
     }
     os << "compute " << shape_text(*t) << " tag=" << t->tag << " = " << positional_body(*t) << "\n";

@@ -338,9 +338,14 @@ Tensor read_op(const json& j, int self, const std::vector<Tensor>& earlier) {
   user_check(j.contains("kind"), "no field 'kind'");
   const std::string& kind = read_string(j["kind"], "kind");
   if (kind == "placeholder") {
-    check_keys(j, "placeholder", {"name", "kind", "shape", "dtype"}, {"name", "kind", "shape", "dtype"});
+    check_keys(j, "placeholder", {"name", "kind", "shape", "dtype"}, {"name", "kind", "shape", "dtype", "constant"});
+    bool constant = false;
+    if (j.contains("constant")) {
+      user_check(j["constant"].is_boolean(), "constant: expected true or false, got ", j["constant"].dump());
+      constant = j["constant"].get<bool>();
+    }
     return placeholder(read_string(j["name"], "name"), read_shape(j["shape"], "shape"),
-                       read_dtype(j["dtype"], "dtype"));
+                       read_dtype(j["dtype"], "dtype"), constant);
   }
   user_check(kind == "compute", "kind: expected \"placeholder\" or \"compute\", got \"", kind, "\"");
   const std::set<std::string> keys = {"name", "kind", "shape", "dtype", "tag", "axes", "body"};
@@ -380,6 +385,7 @@ json dag_to_json(const ComputeDAG& dag) {
                {"kind", t.is_placeholder() ? "placeholder" : "compute"},
                {"shape", t.shape()},
                {"dtype", ir::to_string(t.dtype())}};
+    if (t.constant) op["constant"] = true;
     if (!t.is_placeholder()) {
       std::string where = "dag_to_json: op " + std::to_string(i) + " (" + t.name + "): body ";
       json axes = json::array();

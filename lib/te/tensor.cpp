@@ -86,10 +86,11 @@ ir::Expr make_reduction(ir::ReduceOp op, ir::Expr source, std::vector<ir::IterVa
 
 }  // namespace
 
-Tensor placeholder(const std::string& name, std::vector<int64_t> shape, ir::DType dtype) {
+Tensor placeholder(const std::string& name, std::vector<int64_t> shape, ir::DType dtype, bool constant) {
   auto node = std::make_shared<TensorNode>();
   node->name = name;
   node->op_kind = OpKind::Placeholder;
+  node->constant = constant;
   node->buffer = ir::Buffer(name, dtype, std::move(shape));
   return register_tensor(std::move(node));
 }

@@ -34,6 +34,10 @@ struct TensorNode {
   // A short label of the operator family ("conv2d", "matmul", "elemwise",
   // "injective", ...). Informational; schedule rules decide from structure.
   std::string tag;
+  // Placeholder only: the value is a model constant (a weight), known when
+  // the model loads, so a kernel may take it in a layout of its own, packed
+  // once outside its calls (schedule::PrepackStep).
+  bool constant = false;
 
   const std::vector<int64_t>& shape() const { return buffer->shape; }
   ir::DType dtype() const { return buffer->dtype; }
@@ -42,8 +46,9 @@ struct TensorNode {
   const ir::ReduceNode* reduce() const { return body.as<ir::ReduceNode>(); }
 };
 
-// An input tensor.
-Tensor placeholder(const std::string& name, std::vector<int64_t> shape, ir::DType dtype = ir::DType::Float32);
+// An input tensor; `constant` for a model constant (TensorNode::constant).
+Tensor placeholder(const std::string& name, std::vector<int64_t> shape, ir::DType dtype = ir::DType::Float32,
+                   bool constant = false);
 
 // A compute op: fcompute receives one index variable per dimension of shape
 // and returns the value there. Inputs are found from the Loads in the body.

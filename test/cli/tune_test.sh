@@ -17,7 +17,7 @@ log=$work/small_cnn.log.json
 check "the default log exists" test -f "$log"
 lines=$(wc -l <"$log" 2>/dev/null || echo 0)
 check "24 records in the log (got $lines)" test "$lines" -eq 24
-check "records are JSON lines of the format" grep -q '"v":1' "$log"
+check "records are JSON lines of the format" grep -q '"v":2' "$log"
 check "the kernels folder has a manifest" test -f "$work/small_cnn.kernels/manifest.json"
 check "the kernels folder has the shared library" test -f "$work/small_cnn.kernels/libtunectl_kernels.so"
 

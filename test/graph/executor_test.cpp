@@ -23,7 +23,7 @@ constexpr int64_t kWidth = 48;
 void add_layer(graph::Graph& g, std::vector<graph::Subgraph>& sgs, const std::string& in, const std::string& weight,
                const std::string& out, const std::string& residual = "") {
   auto x = te::placeholder(in, {1, kWidth});
-  auto w = te::placeholder(weight, {kWidth, kWidth});
+  auto w = te::placeholder(weight, {kWidth, kWidth}, ir::DType::Float32, true);  // a graph constant
   te::Tensor y = ops::relu(ops::matmul(x, w), out);
   if (!residual.empty()) y = ops::add(y, te::placeholder(residual, {1, kWidth}), out);
   graph::Subgraph sg;
@@ -78,9 +78,9 @@ std::map<std::string, runtime::NDArray> evaluate_by_hand(const Chain& c, const r
   return values;
 }
 
-void check_matches_reference(const Chain& c) {
+void check_matches_reference(const Chain& c, graph::ExecutorOptions options = {}) {
   runtime::NDArray x = random_array({1, kWidth}, 7);
-  graph::Executor exec(c.graph, c.subgraphs);
+  graph::Executor exec(c.graph, c.subgraphs, options);
   auto expected = evaluate_by_hand(c, x);
   // Twice: the second run reuses the arena the first one left dirty.
   for (int run = 0; run < 2; ++run) {
@@ -101,6 +101,21 @@ TEST_CASE("executor: a chain of subgraphs equals te::evaluate chained by hand", 
 
 TEST_CASE("executor: residual connections keep their buffers alive", "[graph][executor][cpu]") {
   check_matches_reference(make_chain(6, true));
+}
+
+TEST_CASE("executor: prepacked weights are packed once at load and give the same results", "[graph][executor][cpu]") {
+  // Stages x, w, matmul, relu; then x, w, w.local (prepacked at j.0), matmul, relu.
+  graph::ExecutorOptions options;
+  options.schedule = [](const std::shared_ptr<const te::ComputeDAG>& dag) {
+    schedule::State s = schedule::State::initial(dag);
+    s.apply(schedule::SplitStep{2, 1, kWidth, {16}, true});
+    s.apply(schedule::ReorderStep{2, {1, 0, 2, 3}});
+    s.apply(schedule::CacheReadStep{1, "local", {2}});
+    s.apply(schedule::ComputeAtStep{2, 3, 0});
+    s.apply(schedule::PrepackStep{2});
+    return s;
+  };
+  check_matches_reference(make_chain(4, false), options);
 }
 
 TEST_CASE("executor: the memory plan reuses buffers along a chain", "[graph][executor][cpu]") {

@@ -31,12 +31,19 @@ struct Task {
   log::Record record;
 };
 
-// Five tasks: a parallel, vectorized matmul by hand and random schedules of
-// ops with reductions, broadcasts, padding and several stages.
+// Six tasks: a parallel, vectorized matmul by hand, a gemm whose constant B
+// is prepacked, and random schedules of ops with reductions, broadcasts,
+// padding and several stages.
 std::vector<Task> sample_tasks() {
   std::vector<Task> tasks;
   DagPtr mm = op_dag("matmul", {{"M", 32}, {"N", 32}, {"K", 32}});
   tasks.push_back({mm, make_record(mm, "matmul_32", testing::tiled_matmul_steps(*mm, 32), {2e-6, 1e-6, 3e-6})});
+  // Stages A, B, matmul; then A, B, B.local, matmul with B.local at j.0.
+  DagPtr gemm = op_dag("gemm", {{"M", 16}, {"N", 24}, {"K", 8}, {"c_shape", nlohmann::json::array()}});
+  std::vector<schedule::Step> packed = {schedule::SplitStep{2, 1, 24, {8}, true}, schedule::ReorderStep{2, {1, 0, 2, 3}},
+                                        schedule::CacheReadStep{1, "local", {2}}, schedule::ComputeAtStep{2, 3, 0},
+                                        schedule::PrepackStep{2}, schedule::AnnotationStep{3, 0, "parallel"}};
+  tasks.push_back({gemm, make_record(gemm, "gemm_prepacked", packed, {5e-6})});
   struct Random {
     const char* op;
     nlohmann::json params;
@@ -94,14 +101,24 @@ TEST_CASE("kernels folder: files, manifest, and kernels that compute the referen
     CHECK(std::filesystem::file_size(dir + "/" + e.symbol + ".o") > 0);
     CHECK(e.cost_seconds == t.record.result.median_cost());
     CHECK(e.record.steps == t.record.steps);
-    // Arguments: placeholders in DAG order, then outputs.
+    // Arguments: placeholders in DAG order, then outputs; a prepacked one
+    // in its packed shape, with its placeholder's in the packing.
     std::vector<te::Tensor> want = t.dag->placeholders();
     for (const te::Tensor& out : t.dag->outputs()) want.push_back(out);
     REQUIRE(e.args.size() == want.size());
+    CHECK(e.packings.size() == (t.record.task.name == "gemm_prepacked" ? 1u : 0u));
     for (size_t i = 0; i < want.size(); ++i) {
-      CHECK(e.args[i].name == want[i]->buffer->name);
-      CHECK(e.args[i].shape == want[i]->shape());
+      const KernelPacking* packing = nullptr;
+      for (const KernelPacking& p : e.packings)
+        if (p.arg == static_cast<int>(i)) packing = &p;
+      const KernelArg& placeholder = packing ? packing->input : e.args[i];
+      CHECK(placeholder.name == want[i]->buffer->name);
+      CHECK(placeholder.shape == want[i]->shape());
       CHECK(e.args[i].dtype == ir::to_string(want[i]->dtype()));
+      if (packing) {
+        CHECK(e.args[i].shape == std::vector<int64_t>{1, 3, 8, 8});
+        CHECK(packing->symbol == e.symbol + "_pack1");
+      }
     }
   }
 
@@ -112,9 +129,20 @@ TEST_CASE("kernels folder: files, manifest, and kernels that compute the referen
     INFO(e.task_name);
     codegen::KernelFn fn = library.find(e.workload_key);
     REQUIRE(fn != nullptr);
-    check::CheckResult r = check::check_against_reference(
-        *by_key[e.workload_key]->dag,
-        [&](const std::vector<runtime::NDArray*>& args) { fn(check::raw_pointers(args).data()); }, 42);
+    auto run = [&](const std::vector<runtime::NDArray*>& args) {
+      std::vector<void*> raw = check::raw_pointers(args);
+      std::vector<runtime::NDArray> packed;
+      for (const KernelPacking& p : e.packings) {
+        codegen::KernelFn pack = library.find_packing(p.symbol);
+        REQUIRE(pack != nullptr);
+        packed.emplace_back(ir::DType::Float32, e.args[p.arg].shape);
+        void* pack_args[] = {raw[p.arg], packed.back().raw()};
+        pack(pack_args);
+        raw[p.arg] = packed.back().raw();
+      }
+      fn(raw.data());
+    };
+    check::CheckResult r = check::check_against_reference(*by_key[e.workload_key]->dag, run, 42);
     CHECK(r.message == "");
     CHECK(r.ok);
   }

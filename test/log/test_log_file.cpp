@@ -182,7 +182,7 @@ TEST_CASE("a record of a newer format version is refused naming file and line", 
   newer["v"] = kLogVersion + 1;
   write_text(path, line_of(records[0]) + newer.dump() + "\n" + line_of(records[2]));
   CHECK_THAT(testing::user_error([&] { read_log(path); }),
-             Equals(path + ":2: log format version 2 is newer than this tunectl reads (1); upgrade tunectl"));
+             Equals(path + ":2: log format version 3 is newer than this tunectl reads (2); upgrade tunectl"));
 }
 
 TEST_CASE("a missing log or a folder is an error", "[unit][error]") {

@@ -128,9 +128,12 @@ TEST_CASE("format versions: newer ones are refused with a clear message", "[unit
   CHECK(record_from_json(j).version == kLogVersion);
   j["v"] = kLogVersion + 1;
   CHECK_THAT(testing::user_error([&] { record_from_json(j); }),
-             Equals("log format version 2 is newer than this tunectl reads (1); upgrade tunectl"));
+             Equals("log format version 3 is newer than this tunectl reads (2); upgrade tunectl"));
   j["v"] = uint64_t(1) << 63;  // must not wrap around into the known range
-  CHECK_THAT(testing::user_error([&] { record_from_json(j); }), Contains("is newer than this tunectl reads (1)"));
+  CHECK_THAT(testing::user_error([&] { record_from_json(j); }), Contains("is newer than this tunectl reads (2)"));
+  // Version 1 records read unchanged (version 2 only added a step and a DAG field).
+  j["v"] = 1;
+  CHECK(record_from_json(j).version == 1);
   j["v"] = 0;
   CHECK_THAT(testing::user_error([&] { record_from_json(j); }), Contains("format version 0 is not valid"));
   j["v"] = "1";

@@ -15,7 +15,7 @@ std::shared_ptr<const te::ComputeDAG> op_dag(const std::string& name, const nloh
 std::string check_against_reference(const schedule::State& state, uint64_t seed) {
   LoweredFunc func = lower(state, "check");
   check::CheckResult r = check::check_against_reference(
-      *state.dag, [&](const std::vector<runtime::NDArray*>& args) { interpret(func, args); }, seed);
+      *state.dag, [&](const std::vector<runtime::NDArray*>& args) { interpret_with_packing(func, args); }, seed);
   if (r.ok) return "";
   return r.message + "\nstate:\n" + state.to_string() + "\nIR:\n" + ir::to_string(func.body);
 }

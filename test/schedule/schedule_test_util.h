@@ -35,7 +35,7 @@ inline DagPtr matmul_dag(int64_t m = 24, int64_t n = 20, int64_t k = 18) {
 // pad -> conv2d -> relu (stages: data, pad, weight, conv, relu in DAG order).
 inline DagPtr conv_relu_dag() {
   auto data = te::placeholder("data", {1, 3, 7, 7});
-  auto weight = te::placeholder("weight", {4, 3, 3, 3});
+  auto weight = te::placeholder("weight", {4, 3, 3, 3}, ir::DType::Float32, true);
   ops::Conv2dAttrs attrs;
   attrs.padding = {1, 1, 1, 1};
   auto conv = ops::conv2d_nchw(data, weight, attrs, "conv");
@@ -51,7 +51,7 @@ inline DagPtr softmax_dag() {
 // relu(matmul): an elementwise consumer to attach and inline into.
 inline DagPtr matmul_relu_dag() {
   auto a = te::placeholder("A", {16, 12});
-  auto b = te::placeholder("B", {12, 10});
+  auto b = te::placeholder("B", {12, 10}, ir::DType::Float32, true);  // a constant: prepack applies
   auto mm = ops::matmul(a, b, false, false, "mm");
   return std::make_shared<te::ComputeDAG>(std::vector<te::Tensor>{ops::relu(mm, "out")});
 }

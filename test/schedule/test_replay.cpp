@@ -26,6 +26,7 @@ TEST_CASE("every step kind round-trips through JSON", "[unit]") {
       CacheWriteStep{2, "local"},
       RfactorStep{2, 3, 1},
       PragmaStep{2, 0, "auto_unroll_max_step$16"},
+      PrepackStep{1},
   };
   REQUIRE(steps.size() == std::variant_size_v<Step>);
   for (const auto& step : steps) {
@@ -35,6 +36,7 @@ TEST_CASE("every step kind round-trips through JSON", "[unit]") {
   }
   CHECK(step_to_json(steps[0]).dump() == R"(["SP",2,1,64,[4,8],true])");
   CHECK(step_to_json(steps[8]).dump() == R"(["CHR",0,"shared",[2,3]])");
+  CHECK(step_to_json(steps[12]).dump() == R"(["PP",1])");
   CHECK(steps_from_json(steps_to_json(steps)) == steps);
   // Ansor writes booleans as integers.
   CHECK(step_from_json(json::parse(R"(["SP",2,1,64,[4,8],1])")) == steps[0]);

@@ -143,3 +143,15 @@ TEST_CASE("cache and rfactor step errors", "[unit][error]") {
   State r = State::initial(matmul_relu_dag());
   require_rejected(r, RfactorStep{stage_index(r, "out"), 0, 0}, {"not a reduction"});
 }
+
+TEST_CASE("prepack step errors", "[unit][error]") {
+  // matmul_relu_dag: A, B (a constant), mm, out.
+  State s = State::initial(matmul_relu_dag());
+  s.apply(CacheReadStep{1, "local", {2}});  // A, B, B.local, mm, out
+  s.apply(CacheReadStep{0, "local", {3}});  // A, A.local, B, B.local, mm, out
+  require_rejected(s, PrepackStep{1}, {"cannot prepack A.local", "constant placeholder"});
+  require_rejected(s, PrepackStep{4}, {"cannot prepack mm", "constant placeholder"});
+  s.apply(PrepackStep{3});
+  require_rejected(s, PrepackStep{3}, {"B.local is already prepacked"});
+  require_rejected(s, ComputeInlineStep{3}, {"cannot compute_inline B.local: it is prepacked"});
+}

@@ -15,7 +15,7 @@ inline void check_computes_reference(const te::ComputeDAG& dag, const schedule::
   INFO("steps: " << schedule::steps_to_json(state.history).dump());
   codegen::JitKernel kernel = codegen::jit_compile(lower::lower(state, "kernel"));
   check::CheckResult r = check::check_against_reference(
-      dag, [&](const std::vector<runtime::NDArray*>& args) { kernel.run(check::raw_pointers(args).data()); }, seed);
+      dag, [&](const std::vector<runtime::NDArray*>& args) { kernel.pack_and_run(check::raw_pointers(args)); }, seed);
   INFO(r.message);
   CHECK(r.ok);
 }

@@ -64,7 +64,9 @@ Measured measure(const te::ComputeDAG& dag, const std::vector<schedule::State>& 
   for (const auto& s : states) {
     lower::LoweredFunc func = lower::lower(s, "kernel");
     codegen::JitKernel kernel = codegen::jit_compile(func);
-    double seconds = runtime::time_function([&] { kernel.run(raw.data()); }, timing).median();
+    std::vector<runtime::NDArray> packed;
+    std::vector<void*> kernel_args = kernel.pack_inputs(raw, packed);
+    double seconds = runtime::time_function([&] { kernel.run(kernel_args.data()); }, timing).median();
     search::ProgramFeatures f;
     f.task_id = task_id;
     f.rows = search::extract_features(func);

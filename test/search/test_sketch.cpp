@@ -136,18 +136,27 @@ TEST_CASE("matmul gets multi-level tiling with a cache-write stage", "[sketch][u
   CHECK(cache_tiled);
 }
 
-TEST_CASE("matmul and padded conv2d get a sketch that packs the strided input per outer tile", "[sketch][unit]") {
+TEST_CASE("matmul, gemm and padded conv2d get a sketch that packs the strided input per outer tile", "[sketch][unit]") {
   auto conv = op_dag("conv2d", {{"N", 1}, {"C", 8}, {"H", 8}, {"W", 8}, {"K", 16}, {"R", 3}, {"S", 3}, {"pad", 1},
                                 {"bias", true}, {"relu", true}});
   auto matmul = op_dag("matmul", {{"M", 64}, {"N", 64}, {"K", 64}});
-  // B of the matmul, the padded image of the convolution (read with y, x
-  // but not the output channel).
-  for (auto [dag, packed] : {std::pair{matmul, "B.local"}, std::pair{conv, "conv2d_pad.local"}}) {
+  auto gemm = op_dag("gemm", {{"M", 64}, {"N", 64}, {"K", 64}});
+  struct Case {
+    std::shared_ptr<const te::ComputeDAG> dag;
+    const char* packed;
+    bool prepacked;
+  };
+  // B of the matmul, the constant B of the gemm (prepacked: packed once
+  // outside the kernel), the padded image of the convolution (read with y,
+  // x but not the output channel).
+  for (auto [dag, packed, prepacked] :
+       {Case{matmul, "B.local", false}, Case{gemm, "B.local", true}, Case{conv, "conv2d_pad.local", false}}) {
     bool found = false;
     for (const State& s : search::generate_sketches(dag)) {
       for (const schedule::Stage& st : s.stages) {
         if (st.op->name != packed) continue;
         UNSCOPED_INFO(s.to_string());
+        CHECK(st.prepacked == prepacked);
         // The copy sits at an outer tile loop of the root stage that holds
         // the tiled reduction.
         REQUIRE(st.attach.kind == schedule::AttachKind::Iter);
@@ -231,9 +240,11 @@ TEST_CASE("matmul 512^3 sketches and annotated samples' speed range (printed)", 
   double best = 1e30, worst = 0;
   for (const State& s : pop) {
     codegen::JitKernel kernel = codegen::jit_compile(lower::lower(s, "kernel"));
+    std::vector<runtime::NDArray> packed;
+    std::vector<void*> kernel_args = kernel.pack_inputs(raw, packed);
     runtime::TimingOptions opt;
     opt.repeats = 3;
-    double t = runtime::time_function([&] { kernel.run(raw.data()); }, opt).median();
+    double t = runtime::time_function([&] { kernel.run(kernel_args.data()); }, opt).median();
     best = std::min(best, t);
     worst = std::max(worst, t);
   }

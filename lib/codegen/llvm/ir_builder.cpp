@@ -509,6 +509,7 @@ std::unique_ptr<llvm::Module> build_module(const lower::LoweredFunc& func, llvm:
   module->setDataLayout(tm.createDataLayout());
   llvm::IRBuilder<> builder(ctx);
   Emitter(*module, builder, tm).emit_kernel(func);
+  for (const lower::InputPacking& p : func.packings) Emitter(*module, builder, tm).emit_kernel(p.func);
   std::string errors;
   llvm::raw_string_ostream os(errors);
   if (llvm::verifyModule(*module, &os)) internal_fail("invalid LLVM IR for ", func.name, ": ", os.str());

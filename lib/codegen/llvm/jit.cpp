@@ -55,8 +55,8 @@ struct JitKernel::Impl {
   std::unique_ptr<llvm::orc::LLJIT> jit;
 };
 
-JitKernel::JitKernel(std::unique_ptr<Impl> impl, KernelFn entry, std::string name)
-    : impl_(std::move(impl)), entry_(entry), name_(std::move(name)) {}
+JitKernel::JitKernel(std::unique_ptr<Impl> impl, KernelFn entry, std::string name, std::vector<Packing> packings)
+    : impl_(std::move(impl)), entry_(entry), name_(std::move(name)), packings_(std::move(packings)) {}
 JitKernel::~JitKernel() = default;
 JitKernel::JitKernel(JitKernel&&) noexcept = default;
 JitKernel& JitKernel::operator=(JitKernel&&) noexcept = default;
@@ -79,9 +79,30 @@ JitKernel jit_compile(const lower::LoweredFunc& func) {
                           "searching the current process for symbols"));
   check(impl->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(ctx))),
         "adding the kernel module");
-  auto address = unwrap(impl->jit->lookup(func.name), "looking up the kernel");
-  auto entry = address.toPtr<KernelFn>();
-  return JitKernel(std::move(impl), entry, func.name);
+  auto entry = unwrap(impl->jit->lookup(func.name), "looking up the kernel").toPtr<KernelFn>();
+  std::vector<JitKernel::Packing> packings;
+  for (const lower::InputPacking& p : func.packings) {
+    const ir::Buffer& packed = func.args.at(p.arg);
+    KernelFn pack = unwrap(impl->jit->lookup(p.func.name), "looking up a packing").toPtr<KernelFn>();
+    packings.push_back({p.arg, packed->dtype, packed->shape, pack});
+  }
+  return JitKernel(std::move(impl), entry, func.name, std::move(packings));
+}
+
+std::vector<void*> JitKernel::pack_inputs(std::vector<void*> args, std::vector<runtime::NDArray>& packed) const {
+  for (const Packing& p : packings_) {
+    internal_check(p.arg < static_cast<int>(args.size()), "kernel ", name_, ": no argument ", p.arg, " to pack");
+    packed.emplace_back(p.dtype, p.shape);
+    void* pack_args[2] = {args[p.arg], packed.back().raw()};
+    p.entry(pack_args);
+    args[p.arg] = packed.back().raw();
+  }
+  return args;
+}
+
+void JitKernel::pack_and_run(std::vector<void*> args) const {
+  std::vector<runtime::NDArray> packed;
+  run(pack_inputs(std::move(args), packed).data());
 }
 
 }  // namespace tunectl::codegen

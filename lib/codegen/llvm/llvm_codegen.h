@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lower/lower.h"
+#include "runtime/ndarray.h"
 
 namespace tunectl::codegen {
 
@@ -25,15 +26,32 @@ class JitKernel {
   JitKernel& operator=(JitKernel&&) noexcept;
   KernelFn entry() const { return entry_; }
   const std::string& name() const { return name_; }
+  // args in LoweredFunc::args order (packed inputs packed).
   void run(void* const* args) const { entry_(args); }
+
+  // The arguments to run the kernel on, from args in LoweredFunc::args order
+  // except that every packed input is still in its placeholder layout: each
+  // of those is packed (LoweredFunc::packings) into a new array appended to
+  // `packed`, which takes its place. Packing is not part of a kernel call:
+  // callers pack once, then run and time the kernel.
+  std::vector<void*> pack_inputs(std::vector<void*> args, std::vector<runtime::NDArray>& packed) const;
+  // pack_inputs, then one call: for checks, not for timing.
+  void pack_and_run(std::vector<void*> args) const;
 
  private:
   friend JitKernel jit_compile(const lower::LoweredFunc&);
   struct Impl;
-  JitKernel(std::unique_ptr<Impl> impl, KernelFn entry, std::string name);
+  struct Packing {
+    int arg = 0;
+    ir::DType dtype = ir::DType::Float32;
+    std::vector<int64_t> shape;
+    KernelFn entry = nullptr;
+  };
+  JitKernel(std::unique_ptr<Impl> impl, KernelFn entry, std::string name, std::vector<Packing> packings);
   std::unique_ptr<Impl> impl_;
   KernelFn entry_ = nullptr;
   std::string name_;
+  std::vector<Packing> packings_;
 };
 
 JitKernel jit_compile(const lower::LoweredFunc& func);
@@ -43,7 +61,8 @@ std::string emit_llvm_ir(const lower::LoweredFunc& func);
 // Host assembly of func as text.
 std::string emit_assembly(const lower::LoweredFunc& func);
 // Writes a relocatable object file for the host with one exported symbol
-// named func.name (KernelFn signature).
+// named func.name, and one per packing named by its func (KernelFn
+// signature).
 void emit_object_file(const lower::LoweredFunc& func, const std::string& path);
 
 }  // namespace tunectl::codegen
