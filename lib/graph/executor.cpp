@@ -25,16 +25,11 @@ struct ValueSlot {
   size_t offset = 0;  // Arena only
 };
 
-struct CompiledKernel {
-  codegen::JitKernel jit;
-  std::vector<int> packed_args;  // LoweredFunc::packings' arguments
-};
-
 // One kernel argument list per subgraph: which value each argument is, in
 // LoweredFunc::args order (DAG placeholders, then DAG outputs). A prepacked
 // constant is packed once, when the executor is built, into `packed`.
 struct Launch {
-  const CompiledKernel* kernel = nullptr;
+  const codegen::JitKernel* kernel = nullptr;
   std::vector<std::string> args;
   std::vector<runtime::NDArray> packed;
   std::vector<void*> packed_address;  // per argument: its packed copy, or nullptr
@@ -72,7 +67,7 @@ struct Executor::Impl {
   Graph graph;
   std::vector<Subgraph> subgraphs;
   ExecutorOptions options;
-  std::map<std::string, CompiledKernel> kernels;  // by workload key
+  std::map<std::string, codegen::JitKernel> kernels;  // by workload key
   std::vector<Launch> launches;                       // one per subgraph
   std::map<std::string, ValueSlot> slots;
   MemoryPlan plan;
@@ -93,10 +88,7 @@ void Executor::Impl::compile() {
     auto it = kernels.find(key);
     if (it == kernels.end()) {
       schedule::State state = options.schedule ? options.schedule(sg.dag) : schedule::State::initial(sg.dag);
-      lower::LoweredFunc func = lower::lower(state, kernel_symbol(sg.name));
-      CompiledKernel compiled{codegen::jit_compile(func), {}};
-      for (const lower::InputPacking& p : func.packings) compiled.packed_args.push_back(p.arg);
-      it = kernels.emplace(key, std::move(compiled)).first;
+      it = kernels.emplace(key, codegen::jit_compile(lower::lower(state, kernel_symbol(sg.name)))).first;
     }
     // The partitioner promises placeholders in `inputs` order and outputs in
     // `outputs` order; check it, since a mix-up would silently swap buffers.
@@ -163,15 +155,16 @@ void Executor::Impl::pack_constants() {
   for (size_t s = 0; s < launches.size(); ++s) {
     Launch& l = launches[s];
     l.packed_address.assign(l.args.size(), nullptr);
-    if (l.kernel->packed_args.empty()) continue;
+    const std::vector<int> packed_args = l.kernel->packed_args();
+    if (packed_args.empty()) continue;
     std::vector<void*> raw(l.args.size(), nullptr);
-    for (int a : l.kernel->packed_args) {
+    for (int a : packed_args) {
       internal_check(slots.at(l.args[a]).home == Home::Constant, "subgraph ", subgraphs[s].name, " takes ",
                      l.args[a], " prepacked, but it is not a constant");
       raw[a] = graph.constants.at(l.args[a]).raw();
     }
-    raw = l.kernel->jit.pack_inputs(std::move(raw), l.packed);
-    for (int a : l.kernel->packed_args) l.packed_address[a] = raw[a];
+    raw = l.kernel->pack_inputs(std::move(raw), l.packed);
+    for (int a : packed_args) l.packed_address[a] = raw[a];
   }
 }
 
@@ -236,10 +229,10 @@ std::map<std::string, runtime::NDArray> Executor::run(const std::map<std::string
       args.push_back(l.packed_address[a] ? l.packed_address[a] : m.address(l.args[a], inputs));
     if (m.options.profile) {
       const auto start = std::chrono::steady_clock::now();
-      l.kernel->jit.run(args.data());
+      l.kernel->run(args.data());
       m.times[s].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     } else {
-      l.kernel->jit.run(args.data());
+      l.kernel->run(args.data());
     }
   }
   std::map<std::string, runtime::NDArray> outputs;

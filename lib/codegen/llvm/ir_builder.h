@@ -2,7 +2,8 @@
 // target machine (the first step of jit_compile, emit_llvm_ir, emit_assembly
 // and emit_object_file). The module holds one external function
 // `void name(void* const* args)`, one more per input packing, plus internal
-// outlined parallel bodies, and is verified before it is returned. LLVM types are forward-declared only.
+// outlined parallel bodies, and is verified before it is returned. LLVM types
+// are forward-declared only.
 #pragma once
 
 #include <memory>

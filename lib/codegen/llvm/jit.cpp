@@ -100,6 +100,12 @@ std::vector<void*> JitKernel::pack_inputs(std::vector<void*> args, std::vector<r
   return args;
 }
 
+std::vector<int> JitKernel::packed_args() const {
+  std::vector<int> args;
+  for (const Packing& p : packings_) args.push_back(p.arg);
+  return args;
+}
+
 void JitKernel::pack_and_run(std::vector<void*> args) const {
   std::vector<runtime::NDArray> packed;
   run(pack_inputs(std::move(args), packed).data());

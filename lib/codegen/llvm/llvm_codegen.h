@@ -37,6 +37,8 @@ class JitKernel {
   std::vector<void*> pack_inputs(std::vector<void*> args, std::vector<runtime::NDArray>& packed) const;
   // pack_inputs, then one call: for checks, not for timing.
   void pack_and_run(std::vector<void*> args) const;
+  // The arguments pack_inputs replaces (LoweredFunc::packings' `arg`).
+  std::vector<int> packed_args() const;
 
  private:
   friend JitKernel jit_compile(const lower::LoweredFunc&);
