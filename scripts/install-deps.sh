@@ -10,6 +10,7 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler   # ONNX import
   libxgboost-dev                   # learned cost model
   libdnnl-dev                      # oneDNN, the vendor baseline in benchmarks
+  ocl-icd-opencl-dev               # only recommended by libdnnl-dev, but its CMake package needs OpenCL
 )
 
 missing=()

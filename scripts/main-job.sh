@@ -6,7 +6,7 @@
 # tuning_logs/ against oneDNN). TRIALS overrides the tuning budget.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh >/dev/null
+scripts/build.sh
 tunectl=build/cmd/tunectl
 model=models/small_cnn.onnx
 out=build/main-job
