@@ -23,12 +23,18 @@ fi
 
 start=$SECONDS
 set +e
-NINJA_STATUS='[%f/%t] ' cmake --build build -j "$jobs" 2>&1 | tee build/build.log | awk '
-  match($0, /^\[[0-9]+\/[0-9]+\] /) {
-    split(substr($0, 2, RLENGTH - 3), n, "/")
-    tenth = int(10 * n[1] / n[2])
-    if (n[2] > 4 && tenth > shown) { shown = tenth; printf "build: %d/%d steps (%d%%)\n", n[1], n[2], 10 * tenth; fflush() }
-  }'
+NINJA_STATUS='[%f/%t] ' cmake --build build -j "$jobs" 2>&1 | tee build/build.log | {
+  shown=0
+  while IFS= read -r line; do
+    [[ $line =~ ^\[([0-9]+)/([0-9]+)\]\  ]] || continue
+    done_steps=${BASH_REMATCH[1]} total=${BASH_REMATCH[2]}
+    tenth=$((10 * done_steps / total))
+    if [ "$total" -gt 4 ] && [ "$tenth" -gt "$shown" ]; then
+      shown=$tenth
+      echo "build: $done_steps/$total steps ($((10 * tenth))%)"
+    fi
+  done
+}
 rc=${PIPESTATUS[0]}
 set -e
 if [ "$rc" -ne 0 ]; then
@@ -36,4 +42,4 @@ if [ "$rc" -ne 0 ]; then
   awk '/^FAILED: /{show = 1} /^\[[0-9]+\/[0-9]+\] /{show = 0} show' build/build.log | head -n 80 >&2
   exit "$rc"
 fi
-echo "build: up to date ($((SECONDS - start)) s)"
+echo "build: done in $((SECONDS - start)) s"
