@@ -22,7 +22,7 @@ namespace tunectl::cmd {
 
 namespace fs = std::filesystem;
 
-TuningLogs read_tuning_logs(const std::string& path) {
+TuningLogs read_tuning_logs(const std::string& path, const std::string& target) {
   user_check(fs::exists(path), "bench: no tuning log or folder ", path);
   std::vector<std::string> files;
   if (fs::is_directory(path)) {
@@ -34,17 +34,19 @@ TuningLogs read_tuning_logs(const std::string& path) {
   } else {
     files.push_back(path);
   }
-  TuningLogs logs;
   std::vector<log::Record> all;
   for (const auto& file : files) {
     log::LogContents contents = log::read_log(file);
     for (const auto& w : contents.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-    for (auto& r : contents.records) {
-      ++logs.trials[r.task.workload_key];
-      all.push_back(std::move(r));
-    }
+    for (auto& r : contents.records) all.push_back(std::move(r));
   }
-  logs.best = log::best_records(all);
+  TuningLogs logs;
+  logs.target = !target.empty() ? target : all.empty() ? "" : log::pick_target(all, "", path);
+  const std::string note = log::other_targets_note(all, logs.target);
+  if (!note.empty()) std::fprintf(stderr, "note: %s: %s\n", path.c_str(), note.c_str());
+  for (const log::Record& r : all)
+    if (r.task.target == logs.target) ++logs.trials[r.task.workload_key];
+  logs.best = log::best_records(all, logs.target);
   logs.files = files.size();
   return logs;
 }
@@ -63,6 +65,9 @@ void register_bench(CLI::App& app) {
       "Benchmark tuned kernels against oneDNN (the bench suite), or a whole ONNX MODEL with and without a log");
   sub->add_option("model", o->model, "an ONNX model: end-to-end latency with default and (with --log) tuned schedules");
   sub->add_option("--repeats", o->repeats, "timed repeats; the median is reported")->check(CLI::Range(1, 1000));
+  sub->add_option("--target", o->target,
+                  "code generation target: llvm (this CPU), \"llvm -mcpu=NAME\", ... (default: the suite's logs' "
+                  "target for the suite, llvm otherwise)");
   sub->add_option("--logs", o->logs,
                   "suite: a folder of tuning logs (*.json, *.jsonl) or one log file (default: tuning_logs of the "
                   "working directory)");
@@ -77,6 +82,10 @@ void register_bench(CLI::App& app) {
   sub->add_option("--input-shape", o->input_shapes, "model: NAME=1x3x224x224 pins symbolic input dimensions");
   sub->add_flag("--profile", o->profile, "model: print the time of every subgraph (last run)");
   sub->callback([o] {
+    if (!o->model.empty() || o->core) {
+      o->backend = backend::make_backend(backend::resolve_target(o->target.empty() ? "llvm" : o->target));
+      o->backend->check_runs_here("bench runs");
+    }
     if (o->model.empty()) {
       user_check(o->input_shapes.empty() && !o->profile && o->log.empty(),
                  "bench: --input-shape, --profile and --log need a MODEL");

@@ -7,9 +7,11 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "backend/backend.h"
 #include "log/record.h"
 #include "runtime/timer.h"
 
@@ -17,6 +19,10 @@ namespace tunectl::cmd {
 
 struct BenchOptions {
   int repeats = 5;                        // timed repeats; medians are reported
+  // --target: only records of this target are applied. Default: the suite's
+  // logs' own target for the suite, this CPU ("llvm") for the other modes.
+  std::string target;
+  std::shared_ptr<const backend::Backend> backend;  // of the target, set by the mode
   // Suite (no MODEL).
   std::string logs = "tuning_logs";       // every *.json / *.jsonl log in this folder
   std::string suite = "models/bench";     // the suite's one-operator models
@@ -34,14 +40,18 @@ struct BenchOptions {
 
 // The records of a set of tuning logs, reduced to what bench needs.
 struct TuningLogs {
+  std::string target;                       // the target of the records kept ("" for no records)
   std::map<std::string, log::Record> best;  // lowest median cost per workload key
   std::map<std::string, int> trials;        // records (measured programs) per workload key
   size_t files = 0;
 };
 
 // Reads one log file, or every *.json / *.jsonl file of a folder (sorted by
-// name); UserError when the path is missing or a file is unreadable.
-TuningLogs read_tuning_logs(const std::string& path);
+// name), keeping the records of `target` (a note on stderr says how many of
+// other targets are left out), or when `target` is empty of the records' one
+// target (log::pick_target); UserError when the path is missing or a file is
+// unreadable.
+TuningLogs read_tuning_logs(const std::string& path, const std::string& target);
 
 // "median 1.234 ms, min..max 1.200..1.300 ms (spread 8.1%)".
 std::string timing_summary(const runtime::Timing& t);

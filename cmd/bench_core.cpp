@@ -10,7 +10,7 @@
 
 #include "baseline/onednn_matmul.h"
 #include "cmd/bench.h"
-#include "codegen/llvm/llvm_codegen.h"
+#include "backend/backend.h"
 #include "ir/error.h"
 #include "lower/lower.h"
 #include "ops/registry.h"
@@ -93,15 +93,15 @@ void run_bench_core(const BenchOptions& o) {
                                    {"tunectl hand schedule", with_size(hand_matmul_steps(), n)}};
   for (const auto& v : variants) {
     schedule::State state = schedule::replay(dag, schedule::steps_from_json(nlohmann::json::parse(v.steps)));
-    codegen::JitKernel kernel = codegen::jit_compile(lower::lower(state, "matmul"));
+    std::unique_ptr<runtime::Kernel> kernel = o.backend->build(lower::lower(state, "matmul"));
     runtime::NDArray c(ir::DType::Float32, {n, n});
     void* args[] = {a.raw(), b.raw(), c.raw()};
-    kernel.run(args);
+    kernel->run(args);
     runtime::CompareResult cmp = runtime::all_close(c, expected, 1e-3, 1e-3);
     user_check(cmp.ok, "bench: ", v.name, " disagrees with oneDNN: ", cmp.message);
     runtime::TimingOptions slow = timing;
     if (v.steps == "[]") slow.repeats = std::min(o.repeats, 3);  // the naive kernel takes seconds
-    runtime::Timing tv = runtime::time_function([&] { kernel.run(args); }, slow);
+    runtime::Timing tv = runtime::time_function([&] { kernel->run(args); }, slow);
     rows.push_back({v.name, tv.median(), (tv.max() - tv.min()) / tv.median()});
   }
   rows.push_back({"oneDNN matmul", onednn_s, (t.max() - t.min()) / onednn_s});

@@ -55,6 +55,7 @@ void compare_runs(std::map<std::string, runtime::NDArray> tuned, std::map<std::s
 
 void run_bench_model(const BenchOptions& o) {
   graph::ExecutorOptions default_options;
+  default_options.backend = o.backend;
   default_options.profile = o.profile && o.log.empty();
   Variant base = load(o, default_options);
   const auto inputs = random_model_inputs(base.model.graph, 1);
@@ -69,9 +70,10 @@ void run_bench_model(const BenchOptions& o) {
     return;
   }
 
-  TuningLogs logs = read_tuning_logs(o.log);
+  TuningLogs logs = read_tuning_logs(o.log, o.backend->target().str());
   std::set<std::string> seen, covered;
   graph::ExecutorOptions tuned_options;
+  tuned_options.backend = o.backend;
   tuned_options.profile = o.profile;
   tuned_options.schedule = [&](const std::shared_ptr<const te::ComputeDAG>& dag) {
     const std::string key = dag->workload_key();

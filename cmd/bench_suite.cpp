@@ -20,7 +20,7 @@
 #include "baseline/onednn_matmul.h"
 #include "check/reference_check.h"
 #include "cmd/bench.h"
-#include "codegen/llvm/llvm_codegen.h"
+#include "backend/backend.h"
 #include "graph/import.h"
 #include "graph/partition.h"
 #include "graph/passes.h"
@@ -116,7 +116,8 @@ void print_rows(const std::vector<Row>& rows) {
   std::printf("ratio = oneDNN time / tunectl time (> 1: tunectl is faster)\n");
 }
 
-Row bench_entry(const SuiteEntry& entry, const std::string& folder, const TuningLogs& logs, const BenchOptions& o) {
+Row bench_entry(const SuiteEntry& entry, const std::string& folder, const TuningLogs& logs,
+                const backend::Backend& backend, const BenchOptions& o) {
   const std::string path = folder + "/" + entry.file;
   tasks::Task task = single_task(path);
   const auto& placeholders = task.dag->placeholders();
@@ -149,7 +150,7 @@ Row bench_entry(const SuiteEntry& entry, const std::string& folder, const Tuning
   std::vector<schedule::Step> steps;
   if (best != logs.best.end()) steps = best->second.steps;
   row.note = best != logs.best.end() ? "tuned" : "untuned";
-  codegen::JitKernel kernel = codegen::jit_compile(lower::lower(schedule::replay(task.dag, steps), task.name));
+  std::unique_ptr<runtime::Kernel> kernel = backend.build(lower::lower(schedule::replay(task.dag, steps), task.name));
   std::vector<runtime::NDArray> outputs = check::poisoned_outputs(*task.dag);
   std::vector<runtime::NDArray*> args;
   for (auto& a : inputs) args.push_back(&a);
@@ -157,13 +158,13 @@ Row bench_entry(const SuiteEntry& entry, const std::string& folder, const Tuning
   // Prepacked weights are packed before timing, as oneDNN's are when its
   // primitive is built.
   std::vector<runtime::NDArray> packed;
-  std::vector<void*> raw = kernel.pack_inputs(check::raw_pointers(args), packed);
-  kernel.run(raw.data());
+  std::vector<void*> raw = kernel->pack_inputs(check::raw_pointers(args), packed);
+  kernel->run(raw.data());
   check::CheckResult cmp = check::compare_outputs(*task.dag, outputs, expected);
   user_check(cmp.ok, "bench: the ", row.note, " kernel of ", task.name, " disagrees with oneDNN: ", cmp.message);
   // A default schedule runs for seconds; three repeats say enough about it.
   if (steps.empty()) timing.repeats = std::min(o.repeats, 3);
-  std::vector<runtime::Timing> t = runtime::time_interleaved({run_onednn, [&] { kernel.run(raw.data()); }}, timing);
+  std::vector<runtime::Timing> t = runtime::time_interleaved({run_onednn, [&] { kernel->run(raw.data()); }}, timing);
   row.onednn_s = t[0].median();
   row.tunectl_s = t[1].median();
   return row;
@@ -172,13 +173,17 @@ Row bench_entry(const SuiteEntry& entry, const std::string& folder, const Tuning
 }  // namespace
 
 void run_bench_suite(const BenchOptions& o) {
-  TuningLogs logs = read_tuning_logs(o.logs);
+  TuningLogs logs = read_tuning_logs(o.logs, o.target.empty() ? "" : backend::resolve_target(o.target).str());
+  if (logs.target.empty()) logs.target = backend::resolve_target("llvm").str();
+  std::shared_ptr<const backend::Backend> backend = backend::make_backend(backend::resolve_target(logs.target));
+  backend->check_runs_here("bench runs");
   std::printf("bench suite: %s against oneDNN, fp32, %d threads, median of %d repeats (caches flushed)\n",
               o.suite.c_str(), runtime::num_threads(), o.repeats);
-  std::printf("tuning logs: %s (%zu files, %zu tuned workloads)\n", o.logs.c_str(), logs.files, logs.best.size());
+  std::printf("tuning logs: %s (%zu files, %zu tuned workloads for %s)\n", o.logs.c_str(), logs.files,
+              logs.best.size(), logs.target.c_str());
   std::vector<Row> rows;
   for (const SuiteEntry& entry : suite_entries()) {
-    rows.push_back(bench_entry(entry, o.suite, logs, o));
+    rows.push_back(bench_entry(entry, o.suite, logs, *backend, o));
     std::fflush(stdout);
   }
   print_rows(rows);

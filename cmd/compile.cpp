@@ -2,6 +2,7 @@
 // operator from ops/, applies a schedule given as JSON steps, and prints the
 // schedule state, the loop IR, the LLVM IR or the assembly; --check runs the
 // kernel against the reference on random inputs.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -10,7 +11,7 @@
 #include "check/reference_check.h"
 #include "cmd/json_arg.h"
 #include "cmd/subcommands.h"
-#include "codegen/llvm/llvm_codegen.h"
+#include "backend/backend.h"
 #include "ir/error.h"
 #include "ir/printer.h"
 #include "lower/lower.h"
@@ -30,6 +31,7 @@ struct CompileOptions {
   bool check = false;
   bool list_ops = false;
   uint64_t seed = 1;
+  std::string target = "llvm";
 };
 
 void run_compile(const CompileOptions& o) {
@@ -42,25 +44,29 @@ void run_compile(const CompileOptions& o) {
   schedule::State state = schedule::replay(dag, schedule::steps_from_json(parse_json_arg(o.steps, "--steps")));
   std::vector<std::string> emit = o.emit.empty() ? std::vector<std::string>{"state", "loop"} : o.emit;
   lower::LoweredFunc func = lower::lower(state, o.op);
+  std::unique_ptr<backend::Backend> backend = backend::make_backend(backend::resolve_target(o.target));
   for (const auto& what : emit) {
     if (what == "state") {
       std::printf("// schedule state\n%s\n", state.to_string().c_str());
     } else if (what == "loop") {
       std::printf("// loop IR\n%s\n", ir::to_string(func.body).c_str());
-    } else if (what == "llvm") {
-      std::printf("%s\n", codegen::emit_llvm_ir(func).c_str());
-    } else if (what == "asm") {
-      std::printf("%s\n", codegen::emit_assembly(func).c_str());
+    } else {
+      const std::vector<std::string> kinds = backend->emit_kinds();
+      user_check(std::find(kinds.begin(), kinds.end(), what) != kinds.end(), "compile: target ",
+                 backend->target().str(), " cannot emit ", what);
+      std::printf("%s\n", backend->emit(func, what).c_str());
     }
   }
   if (!o.object_path.empty()) {
-    codegen::emit_object_file(func, o.object_path);
+    backend->write(func, o.object_path);
     std::printf("wrote %s (symbol %s)\n", o.object_path.c_str(), func.name.c_str());
   }
   if (o.check) {
-    codegen::JitKernel kernel = codegen::jit_compile(func);
-    check::CheckResult r =
-        check::check_against_reference(*dag, [&](const std::vector<runtime::NDArray*>& args) { kernel.pack_and_run(check::raw_pointers(args)); }, o.seed);
+    backend->check_runs_here("compile --check runs");
+    std::unique_ptr<runtime::Kernel> kernel = backend->build(func);
+    check::CheckResult r = check::check_against_reference(
+        *dag, [&](const std::vector<runtime::NDArray*>& args) { kernel->pack_and_run(check::raw_pointers(args)); },
+        o.seed);
     user_check(r.ok, "check failed: ", r.message);
     std::printf("check: output matches the reference (%.3f GFLOP per call)\n", dag->flop_count() * 1e-9);
   }
@@ -76,7 +82,9 @@ void register_compile(CLI::App& app) {
   sub->add_option("--steps", options->steps, "schedule steps as a JSON array, or @file (format: README)");
   sub->add_option("--emit", options->emit, "what to print: state, loop, llvm, asm (repeatable; default state and loop)")
       ->check(CLI::IsMember({"state", "loop", "llvm", "asm"}));
-  sub->add_option("--object", options->object_path, "also write a host object file to this path");
+  sub->add_option("--object", options->object_path, "also write an object file for the target to this path");
+  sub->add_option("--target", options->target, "code generation target: llvm (this CPU), \"llvm -mcpu=NAME\", ...")
+      ->capture_default_str();
   sub->add_flag("--check", options->check, "JIT-compile, run on random inputs and compare with the reference");
   sub->add_option("--seed", options->seed, "seed of the random inputs of --check");
   sub->add_flag("--list-ops", options->list_ops, "list the operators and exit");

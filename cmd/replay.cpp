@@ -1,14 +1,18 @@
-// `tunectl replay LOG [--kernels DIR] [--task NAME_OR_KEY]`: the kernels folder
-// from a tuning log alone. Reads the log (printing what the reader skipped),
-// keeps the best valid record of each task (log::best_records), rebuilds and
+// `tunectl replay LOG [--kernels DIR] [--task NAME_OR_KEY] [--target T]`: the
+// kernels folder from a tuning log alone. Reads the log (printing what the
+// reader skipped), takes the target its records were tuned for (--target
+// picks one when the log holds several, and must match one of them), keeps
+// the best valid record of each task for it (log::best_records), rebuilds and
 // checks each program and writes the folder (kernels::write_kernel_cache), then
 // prints one row per kernel. Two replays of one log give byte-identical files.
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "backend/backend.h"
 #include "cmd/subcommands.h"
 #include "ir/error.h"
 #include "kernels/kernel_cache.h"
@@ -23,6 +27,7 @@ struct ReplayOptions {
   std::string log;
   std::string kernels = "kernels";
   std::string task;  // name or workload key; empty = every task
+  std::string target;  // empty = the one target of the log's records
 };
 
 // What the log holds about one task.
@@ -44,7 +49,10 @@ void run_replay(const ReplayOptions& o) {
   }
   user_check(!tasks.empty(), o.log, ": ", o.task.empty() ? "no records" : "no task named '" + o.task + "'");
 
-  std::map<std::string, log::Record> best = log::best_records(contents.records);
+  const std::string wanted = o.target.empty() ? "" : backend::resolve_target(o.target).str();
+  const std::string target = log::pick_target(contents.records, wanted, o.log);
+  std::unique_ptr<backend::Backend> backend = backend::make_backend(backend::resolve_target(target));
+  std::map<std::string, log::Record> best = log::best_records(contents.records, target);
   std::vector<log::Record> records;
   for (const auto& [key, t] : tasks) {
     auto it = best.find(key);
@@ -56,7 +64,8 @@ void run_replay(const ReplayOptions& o) {
   }
   user_check(!records.empty(), o.log, ": no valid record (every measurement failed); nothing to replay");
 
-  std::vector<kernels::KernelEntry> entries = kernels::write_kernel_cache(records, o.kernels);
+  std::printf("target: %s\n", target.c_str());
+  const std::vector<kernels::KernelEntry> entries = kernels::write_kernel_cache(records, o.kernels, *backend).kernels;
   std::printf("%-24s %-16s %12s %10s  %s\n", "task", "key", "measured ms", "GFLOP/s", "symbol");
   for (const kernels::KernelEntry& e : entries) {
     double flops = te::dag_from_json(e.record.task.dag).flop_count();
@@ -76,6 +85,8 @@ void register_replay(CLI::App& app) {
   sub->add_option("log", options->log, "tuning log (JSON lines, from tunectl tune)")->required();
   sub->add_option("--kernels", options->kernels, "kernels folder to write (default: kernels)");
   sub->add_option("--task", options->task, "replay only this task (name or workload key)");
+  sub->add_option("--target", options->target,
+                  "the target whose records to replay (default: the log's; needed when it holds several)");
   sub->callback([options] { run_replay(*options); });
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/backend.h"
 #include "cmd/model_runner.h"
 #include "cmd/subcommands.h"
 #include "graph/tensor_proto.h"
@@ -24,6 +25,7 @@ struct RunOptions {
   std::vector<std::string> inputs;        // NAME=FILE.pb or NAME=raw:FILE
   std::vector<std::string> input_shapes;  // NAME=1x3x224x224
   std::string output_dir;
+  std::string target = "llvm";
   bool profile = false;
 };
 
@@ -73,6 +75,8 @@ void run_model(const RunOptions& o) {
   graph::ImportOptions import_options;
   for (const auto& spec : o.input_shapes) graph::parse_input_shape(spec, import_options);
   graph::ExecutorOptions executor_options;
+  executor_options.backend = backend::make_backend(backend::resolve_target(o.target));
+  executor_options.backend->check_runs_here("run runs");
   executor_options.profile = o.profile;
   LoadedModel m = load_model(o.model, import_options, executor_options);
   // Read every input before running so that a bad file fails fast.
@@ -98,6 +102,8 @@ void register_run(CLI::App& app) {
   sub->add_option("model", options->model, "the ONNX model")->required();
   sub->add_option("--input", options->inputs, "NAME=FILE.pb (ONNX TensorProto) or NAME=raw:FILE; repeatable");
   sub->add_option("--input-shape", options->input_shapes, "NAME=1x3x224x224: pins symbolic input dimensions");
+  sub->add_option("--target", options->target, "code generation target: llvm (this CPU), \"llvm -mcpu=NAME\", ...")
+      ->capture_default_str();
   sub->add_option("--output-dir", options->output_dir, "where to write <output name>.pb files")->required();
   sub->add_flag("--profile", options->profile, "print the time of every subgraph");
   sub->callback([options] { run_model(*options); });

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/backend.h"
 #include "cmd/subcommands.h"
 #include "graph/import.h"
 #include "graph/partition.h"
@@ -38,14 +39,6 @@ struct TuneCmdOptions {
   bool no_cost_model = false;
 };
 
-// Only the CPU backend exists so far; "llvm" may carry options after a space
-// ("llvm -mcpu=..."), which the host target decides anyway.
-void check_target(const std::string& target) {
-  const std::string kind = target.substr(0, target.find(' '));
-  if (kind == "cuda") user_fail("tune: target cuda is not supported yet (only llvm, the host CPU)");
-  user_check(kind == "llvm", "tune: unknown target '", target, "' (only llvm is supported)");
-}
-
 std::vector<tasks::Task> model_tasks(const TuneCmdOptions& o) {
   graph::ImportOptions import_options;
   for (const std::string& spec : o.input_shapes) graph::parse_input_shape(spec, import_options);
@@ -54,25 +47,27 @@ std::vector<tasks::Task> model_tasks(const TuneCmdOptions& o) {
 }
 
 // The kernels folder from the whole log (earlier runs included), restricted
-// to this model's tasks.
-void write_kernels(const std::vector<tasks::Task>& tasks, const std::string& log_path, const std::string& dir) {
+// to this model's tasks and the target.
+void write_kernels(const std::vector<tasks::Task>& tasks, const std::string& log_path, const std::string& dir,
+                   const backend::Backend& backend) {
   std::set<std::string> keys;
   for (const tasks::Task& t : tasks) keys.insert(t.workload_key);
   std::vector<log::Record> best;
-  for (auto& [key, record] : log::best_records(log::read_log(log_path).records)) {
+  for (auto& [key, record] : log::best_records(log::read_log(log_path).records, backend.target().str())) {
     if (keys.count(key)) best.push_back(std::move(record));
   }
   if (best.empty()) {
     std::printf("no valid program measured yet: no kernels written\n");
     return;
   }
-  std::vector<kernels::KernelEntry> entries = kernels::write_kernel_cache(best, dir);
-  std::printf("wrote %zu of %zu kernels to %s (manifest: %s)\n", entries.size(), tasks.size(), dir.c_str(),
+  kernels::Manifest manifest = kernels::write_kernel_cache(best, dir, backend);
+  std::printf("wrote %zu of %zu kernels to %s (manifest: %s)\n", manifest.kernels.size(), tasks.size(), dir.c_str(),
               (std::filesystem::path(dir) / "manifest.json").string().c_str());
 }
 
 void run_tune(TuneCmdOptions& o) {
-  check_target(o.target);
+  o.tune.backend = backend::make_backend(backend::resolve_target(o.target));
+  o.tune.backend->check_runs_here("tune measures");
   const std::string stem = std::filesystem::path(o.model).stem().string();
   if (o.log_path.empty()) o.log_path = stem + ".log.json";
   if (o.kernels_dir.empty()) o.kernels_dir = stem + ".kernels";
@@ -91,13 +86,13 @@ void run_tune(TuneCmdOptions& o) {
     const int share = o.tune.trials / (2 * static_cast<int>(std::max<size_t>(1, tasks.size())));
     o.tune.measures_per_round = std::clamp(share, 4, 32);
   }
-  std::printf("tuning %zu tasks of %s: %d trials, log %s\n", tasks.size(), o.model.c_str(), o.tune.trials,
-              o.log_path.c_str());
+  std::printf("tuning %zu tasks of %s for %s: %d trials, log %s\n", tasks.size(), o.model.c_str(),
+              o.tune.backend->target().str().c_str(), o.tune.trials, o.log_path.c_str());
   std::fflush(stdout);
   tune::TuneSummary summary = tune::tune(tasks, o.tune);
   std::printf("\n%s", tune::summary_table(summary).c_str());
   std::printf("log: %s\n", o.log_path.c_str());
-  write_kernels(tasks, o.log_path, o.kernels_dir);
+  write_kernels(tasks, o.log_path, o.kernels_dir, *o.tune.backend);
   if (summary.interrupted) {
     std::printf("interrupted: the log keeps every measurement; run the same command again to resume\n");
     std::fflush(stdout);
@@ -112,7 +107,7 @@ void register_tune(CLI::App& app) {
   auto o = std::make_shared<TuneCmdOptions>();
   CLI::App* sub = app.add_subcommand("tune", "Tune a model's tasks into a log and a kernels folder");
   sub->add_option("model", o->model, "ONNX model file")->required()->check(CLI::ExistingFile);
-  sub->add_option("--target", o->target, "Code generation target: llvm (the host CPU; the default)")->capture_default_str();
+  sub->add_option("--target", o->target, "Code generation target: llvm (this CPU), \"llvm -mcpu=NAME\", \"llvm -mattr=+f,-g\"")->capture_default_str();
   sub->add_option("--trials", o->tune.trials, "New measurements in all, across tasks")
       ->default_val(1000)
       ->check(CLI::NonNegativeNumber);

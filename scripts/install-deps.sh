@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build git
+  binutils                         # objdump: the tests disassemble kernels
   llvm-19-dev                      # code generation (ORC JIT, object files)
   nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev catch2
   libonnx-dev libprotobuf-dev protobuf-compiler   # ONNX import

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "codegen/llvm/llvm_codegen.h"
+#include "backend/backend.h"
 #include "graph/convert.h"
 #include "graph/memory_plan.h"
 #include "ir/error.h"
@@ -29,7 +29,7 @@ struct ValueSlot {
 // LoweredFunc::args order (DAG placeholders, then DAG outputs). A prepacked
 // constant is packed once, when the executor is built, into `packed`.
 struct Launch {
-  const codegen::JitKernel* kernel = nullptr;
+  const runtime::Kernel* kernel = nullptr;
   std::vector<std::string> args;
   std::vector<runtime::NDArray> packed;
   std::vector<void*> packed_address;  // per argument: its packed copy, or nullptr
@@ -67,7 +67,7 @@ struct Executor::Impl {
   Graph graph;
   std::vector<Subgraph> subgraphs;
   ExecutorOptions options;
-  std::map<std::string, codegen::JitKernel> kernels;  // by workload key
+  std::map<std::string, std::unique_ptr<runtime::Kernel>> kernels;  // by workload key
   std::vector<Launch> launches;                       // one per subgraph
   std::map<std::string, ValueSlot> slots;
   MemoryPlan plan;
@@ -82,13 +82,14 @@ struct Executor::Impl {
 };
 
 void Executor::Impl::compile() {
+  std::shared_ptr<const backend::Backend> backend = options.backend ? options.backend : backend::host_backend();
   for (const auto& sg : subgraphs) {
     internal_check(sg.dag != nullptr, "subgraph ", sg.name, " has no ComputeDAG");
     const std::string key = sg.dag->workload_key();
     auto it = kernels.find(key);
     if (it == kernels.end()) {
       schedule::State state = options.schedule ? options.schedule(sg.dag) : schedule::State::initial(sg.dag);
-      it = kernels.emplace(key, codegen::jit_compile(lower::lower(state, kernel_symbol(sg.name)))).first;
+      it = kernels.emplace(key, backend->build(lower::lower(state, kernel_symbol(sg.name)))).first;
     }
     // The partitioner promises placeholders in `inputs` order and outputs in
     // `outputs` order; check it, since a mix-up would silently swap buffers.
@@ -97,7 +98,7 @@ void Executor::Impl::compile() {
     internal_check(placeholders.size() == sg.inputs.size() && outs.size() == sg.outputs.size(), "subgraph ",
                    sg.name, ": ", placeholders.size(), " placeholders and ", outs.size(), " outputs for ",
                    sg.inputs.size(), " inputs and ", sg.outputs.size(), " outputs");
-    Launch launch{&it->second, {}, {}, {}};
+    Launch launch{it->second.get(), {}, {}, {}};
     auto add_arg = [&](const te::Tensor& t, const std::string& value) {
       const ValueInfo& info = graph.info(value);
       internal_check(t->shape() == te_shape(info.shape) && t->dtype() == info.dtype, "subgraph ", sg.name, ": tensor ",

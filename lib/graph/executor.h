@@ -1,4 +1,4 @@
-// graph::executor: runs a whole partitioned model on the CPU with one
+// graph::executor: runs a whole partitioned model with one
 // compiled kernel per subgraph (the default schedule of its task unless a
 // schedule is supplied, e.g. from a tuning log), a memory plan that reuses
 // intermediate buffers whose lifetimes do not overlap, and named inputs and
@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/backend.h"
 #include "graph/graph.h"
 #include "graph/partition.h"
 #include "runtime/ndarray.h"
@@ -20,6 +21,8 @@
 namespace tunectl::graph {
 
 struct ExecutorOptions {
+  // Builds the kernels; default: the host CPU ("llvm").
+  std::shared_ptr<const backend::Backend> backend;
   // The schedule of each subgraph's DAG; default: the initial (naive) state.
   std::function<schedule::State(const std::shared_ptr<const te::ComputeDAG>&)> schedule;
   bool profile = false;  // time every subgraph on each run

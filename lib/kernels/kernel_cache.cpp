@@ -28,7 +28,9 @@ constexpr uint64_t kCheckSeed = 1;
 std::string task_label(const log::Record& r) { return "task " + r.task.name + " (" + r.task.workload_key + ")"; }
 
 // Rebuilds, checks and emits one record's kernel as dir/<symbol>.o.
-KernelEntry build_kernel(const log::Record& record, const std::string& dir) {
+KernelEntry build_kernel(const log::Record& record, const std::string& dir, const backend::Backend& backend) {
+  user_check(record.task.target == backend.target().str(), "the record was tuned for target '", record.task.target,
+             "', not '", backend.target().str(), "'");
   user_check(record.result.ok(), "the record is a failed measurement (", log::to_string(record.result.error),
              "), not a program to keep");
   auto dag = std::make_shared<const te::ComputeDAG>(te::dag_from_json(record.task.dag));
@@ -48,22 +50,23 @@ KernelEntry build_kernel(const log::Record& record, const std::string& dir) {
   for (const lower::InputPacking& p : func.packings)
     entry.packings.push_back(KernelPacking{p.arg, p.func.name, arg_of(p.func.args.at(0))});
 
-  codegen::JitKernel jit = codegen::jit_compile(func);
+  std::unique_ptr<runtime::Kernel> kernel = backend.build(func);
   check::CheckResult check = check::check_against_reference(
-      *dag, [&](const std::vector<runtime::NDArray*>& args) { jit.pack_and_run(check::raw_pointers(args)); }, kCheckSeed);
+      *dag, [&](const std::vector<runtime::NDArray*>& args) { kernel->pack_and_run(check::raw_pointers(args)); },
+      kCheckSeed);
   user_check(check.ok, "the kernel computes a wrong answer: ", check.message);
 
-  codegen::emit_object_file(func, (std::filesystem::path(dir) / (entry.symbol + ".o")).string());
+  backend.write(func, (std::filesystem::path(dir) / (entry.symbol + backend.file_suffix())).string());
   return entry;
 }
 
-void write_manifest(const std::vector<KernelEntry>& entries, const std::string& dir) {
+void write_manifest(const Manifest& manifest, const std::string& dir) {
   std::filesystem::path path = std::filesystem::path(dir) / kManifestName;
   std::filesystem::path tmp = path;
   tmp += ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << manifest_to_json(entries).dump(2) << "\n";
+    out << manifest_to_json(manifest).dump(2) << "\n";
     user_check(out.good(), "cannot write ", tmp.string());
   }
   std::filesystem::rename(tmp, path);
@@ -71,8 +74,11 @@ void write_manifest(const std::vector<KernelEntry>& entries, const std::string& 
 
 }  // namespace
 
-std::vector<KernelEntry> write_kernel_cache(const std::vector<log::Record>& records, const std::string& dir) {
+Manifest write_kernel_cache(const std::vector<log::Record>& records, const std::string& dir,
+                            const backend::Backend& backend) {
   user_check(!records.empty(), "no records to write to the kernels folder ", dir);
+  // Each kernel is checked by running it here.
+  backend.check_runs_here("checking the kernels runs");
   std::vector<const log::Record*> sorted;
   for (const log::Record& r : records) sorted.push_back(&r);
   std::sort(sorted.begin(), sorted.end(),
@@ -85,19 +91,19 @@ std::vector<KernelEntry> write_kernel_cache(const std::vector<log::Record>& reco
   std::filesystem::create_directories(dir, ec);
   user_check(!ec, "cannot create the kernels folder ", dir, ": ", ec.message());
 
-  std::vector<KernelEntry> entries;
+  Manifest manifest{backend.target().str(), backend.target().features, {}};
   std::vector<std::string> objects;
   for (const log::Record* r : sorted) {
     try {
-      entries.push_back(build_kernel(*r, dir));
+      manifest.kernels.push_back(build_kernel(*r, dir, backend));
     } catch (const UserError& e) {
       user_fail(task_label(*r), ": ", e.what());
     }
-    objects.push_back(entries.back().symbol + ".o");
+    objects.push_back(manifest.kernels.back().symbol + backend.file_suffix());
   }
   link_shared_library(dir, objects, kLibraryName);
-  write_manifest(entries, dir);
-  return entries;
+  write_manifest(manifest, dir);
+  return manifest;
 }
 
 }  // namespace tunectl::kernels

@@ -4,7 +4,8 @@
 // checks it against the reference evaluator on random inputs, and writes
 //   <dir>/<symbol>.o              one relocatable object per task
 //   <dir>/libtunectl_kernels.so   all of them in one shared library
-//   <dir>/manifest.json           per kernel: task key and name, symbol,
+//   <dir>/manifest.json           the target and the CPU features its code
+//                                 needs; per kernel: task key and name, symbol,
 //                                 argument order with shapes and dtypes,
 //                                 packing functions of prepacked constants,
 //                                 measured cost, the record it came from
@@ -23,7 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "codegen/llvm/llvm_codegen.h"
+#include "backend/backend.h"
 #include "log/record.h"
 
 namespace tunectl::kernels {
@@ -53,40 +54,49 @@ struct KernelEntry {
   log::Record record;       // the record it was built from
 };
 
+// What a kernels folder holds: kernels built for one target.
+struct Manifest {
+  std::string target;                 // target::Target::str()
+  std::vector<std::string> features;  // instruction-set features its code may use
+  std::vector<KernelEntry> kernels;   // in workload-key order
+};
+
 // The symbol of a task's kernel: "tunectl_" + workload key (stable across
 // runs and machines, a valid C identifier).
 std::string kernel_symbol(const std::string& workload_key);
 
-// Builds, checks and writes every record (best records, one per task, e.g.
-// log::best_records) into dir, creating it; replaces earlier contents of the
-// files it writes. UserError naming the task when a record does not rebuild
-// or its kernel computes a wrong answer. Returns the manifest's entries in
-// workload-key order.
-std::vector<KernelEntry> write_kernel_cache(const std::vector<log::Record>& records, const std::string& dir);
+// Builds with `backend`, checks and writes every record (best records, one
+// per task, e.g. log::best_records) into dir, creating it; replaces earlier
+// contents of the files it writes. UserError naming the task when a record
+// is for another target, does not rebuild or computes a wrong answer, and
+// when this machine cannot run the target's code (the check runs it).
+Manifest write_kernel_cache(const std::vector<log::Record>& records, const std::string& dir,
+                            const backend::Backend& backend);
 
-nlohmann::json manifest_to_json(const std::vector<KernelEntry>& entries);
+nlohmann::json manifest_to_json(const Manifest& manifest);
 // Reads <dir>/manifest.json; UserError when missing or malformed.
-std::vector<KernelEntry> read_manifest(const std::string& dir);
+Manifest read_manifest(const std::string& dir);
 
 // A kernels folder loaded with dlopen: kernels by workload key.
 class KernelLibrary {
  public:
-  // UserError when the folder, its manifest or its library is unusable.
+  // UserError when the folder, its manifest or its library is unusable, and
+  // when this machine's CPU lacks a feature the manifest's target needs.
   explicit KernelLibrary(const std::string& dir);
   ~KernelLibrary();
   KernelLibrary(const KernelLibrary&) = delete;
   KernelLibrary& operator=(const KernelLibrary&) = delete;
 
-  const std::vector<KernelEntry>& entries() const { return entries_; }
+  const Manifest& manifest() const { return manifest_; }
   // The kernel of a task, or nullptr when the folder has none for it.
-  codegen::KernelFn find(const std::string& workload_key) const;
+  runtime::KernelFn find(const std::string& workload_key) const;
   // A packing function an entry lists (KernelPacking::symbol), or nullptr.
-  codegen::KernelFn find_packing(const std::string& symbol) const;
+  runtime::KernelFn find_packing(const std::string& symbol) const;
 
  private:
-  std::vector<KernelEntry> entries_;
-  std::map<std::string, codegen::KernelFn> by_key_;
-  std::map<std::string, codegen::KernelFn> packings_;  // by symbol
+  Manifest manifest_;
+  std::map<std::string, runtime::KernelFn> by_key_;
+  std::map<std::string, runtime::KernelFn> packings_;  // by symbol
   void* handle_ = nullptr;
 };
 

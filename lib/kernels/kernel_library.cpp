@@ -2,7 +2,8 @@
 // library holds; dlopen maps it and dlsym finds each kernel. RTLD_NOW makes a
 // library that cannot resolve tunectl_parallel_for (a loading process that
 // does not export it) fail here, with dlerror's message, not at the first
-// parallel call; RTLD_LOCAL keeps two loaded folders' symbols apart.
+// parallel call; RTLD_LOCAL keeps two loaded folders' symbols apart. The
+// manifest's target is checked against this machine's CPU first.
 #include <dlfcn.h>
 
 #include <filesystem>
@@ -13,7 +14,10 @@
 
 namespace tunectl::kernels {
 
-KernelLibrary::KernelLibrary(const std::string& dir) : entries_(read_manifest(dir)) {
+KernelLibrary::KernelLibrary(const std::string& dir) : manifest_(read_manifest(dir)) {
+  // Code for a CPU feature this machine lacks would die of SIGILL at its
+  // first call: refuse it now, naming the features.
+  backend::make_backend(backend::resolve_target(manifest_.target))->check_runs_here("kernels folder " + dir + " holds");
   std::string path = std::filesystem::absolute(std::filesystem::path(dir) / kLibraryName).string();
   handle_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle_ == nullptr) {
@@ -27,9 +31,9 @@ KernelLibrary::KernelLibrary(const std::string& dir) : entries_(read_manifest(di
       handle_ = nullptr;
       user_fail(path, " has no function ", symbol, " (task ", e.task_name, ") that its manifest lists");
     }
-    return reinterpret_cast<codegen::KernelFn>(sym);
+    return reinterpret_cast<runtime::KernelFn>(sym);
   };
-  for (const KernelEntry& e : entries_) {
+  for (const KernelEntry& e : manifest_.kernels) {
     by_key_[e.workload_key] = lookup(e.symbol, e);
     for (const KernelPacking& p : e.packings) packings_[p.symbol] = lookup(p.symbol, e);
   }
@@ -39,12 +43,12 @@ KernelLibrary::~KernelLibrary() {
   if (handle_ != nullptr) ::dlclose(handle_);
 }
 
-codegen::KernelFn KernelLibrary::find(const std::string& workload_key) const {
+runtime::KernelFn KernelLibrary::find(const std::string& workload_key) const {
   auto it = by_key_.find(workload_key);
   return it == by_key_.end() ? nullptr : it->second;
 }
 
-codegen::KernelFn KernelLibrary::find_packing(const std::string& symbol) const {
+runtime::KernelFn KernelLibrary::find_packing(const std::string& symbol) const {
   auto it = packings_.find(symbol);
   return it == packings_.end() ? nullptr : it->second;
 }

@@ -4,13 +4,14 @@
 // folder documents itself. nlohmann's json objects keep keys sorted, and
 // nothing here depends on time or the machine, so the text is deterministic.
 //
-// Format version 2 (version 1 had no "packings"):
-//   {"kernels": [{"args": [{"dtype": "float32", "name": "A", "shape": [64, 64]}, ...],
+// Format version 3 (version 2 had no "target" and "features", version 1 no
+// "packings"):
+//   {"features": ["avx", "avx2", ...], "kernels": [{"args": [{"dtype": "float32", "name": "A", "shape": [64, 64]}, ...],
 //                 "cost_seconds": 0.0012, "name": "matmul_64",
 //                 "packings": [{"arg": 1, "input": {"dtype": ..., "name": "B", "shape": [64, 64]},
 //                               "symbol": "tunectl_9f2c..._pack1"}, ...],
 //                 "record": {...}, "symbol": "tunectl_9f2c...", "workload_key": "9f2c..."}, ...],
-//    "library": "libtunectl_kernels.so", "version": 2}
+//    "library": "libtunectl_kernels.so", "target": "llvm -mcpu=znver4", "version": 3}
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -23,7 +24,7 @@ namespace tunectl::kernels {
 
 namespace {
 
-constexpr int kManifestVersion = 2;
+constexpr int kManifestVersion = 3;
 
 using nlohmann::json;
 
@@ -81,13 +82,14 @@ std::string kernel_symbol(const std::string& workload_key) {
   return "tunectl_" + workload_key;
 }
 
-nlohmann::json manifest_to_json(const std::vector<KernelEntry>& entries) {
+nlohmann::json manifest_to_json(const Manifest& manifest) {
   json kernels = json::array();
-  for (const KernelEntry& e : entries) kernels.push_back(entry_to_json(e));
-  return json{{"version", kManifestVersion}, {"library", kLibraryName}, {"kernels", kernels}};
+  for (const KernelEntry& e : manifest.kernels) kernels.push_back(entry_to_json(e));
+  return json{{"version", kManifestVersion}, {"library", kLibraryName}, {"target", manifest.target},
+              {"features", manifest.features}, {"kernels", kernels}};
 }
 
-std::vector<KernelEntry> read_manifest(const std::string& dir) {
+Manifest read_manifest(const std::string& dir) {
   std::string path = (std::filesystem::path(dir) / kManifestName).string();
   std::ifstream in(path);
   user_check(in.good(), "cannot open ", path, " (not a kernels folder?)");
@@ -97,9 +99,16 @@ std::vector<KernelEntry> read_manifest(const std::string& dir) {
     user_check(version == kManifestVersion, "manifest version ", version, " is not supported (this build reads ",
                kManifestVersion, ")");
     user_check(j.at("library").get<std::string>() == kLibraryName, "unexpected library name");
-    std::vector<KernelEntry> entries;
-    for (const json& k : j.at("kernels")) entries.push_back(entry_from_json(k));
-    return entries;
+    Manifest manifest;
+    manifest.target = j.at("target").get<std::string>();
+    manifest.features = j.at("features").get<std::vector<std::string>>();
+    for (const json& k : j.at("kernels")) {
+      manifest.kernels.push_back(entry_from_json(k));
+      user_check(manifest.kernels.back().record.task.target == manifest.target, "kernel ",
+                 manifest.kernels.back().symbol, " was tuned for target '", manifest.kernels.back().record.task.target,
+                 "', not the folder's '", manifest.target, "'");
+    }
+    return manifest;
   } catch (const json::exception& e) {
     user_fail(path, ": malformed manifest: ", e.what());
   } catch (const UserError& e) {

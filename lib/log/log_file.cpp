@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "ir/error.h"
 
@@ -162,10 +163,10 @@ LogContents read_log(const std::string& path) {
   return contents;
 }
 
-std::map<std::string, Record> best_records(const std::vector<Record>& records) {
+std::map<std::string, Record> best_records(const std::vector<Record>& records, const std::string& target) {
   std::map<std::string, Record> best;
   for (const Record& r : records) {
-    if (!r.result.ok()) continue;
+    if (!r.result.ok() || r.task.target != target) continue;
     auto it = best.find(r.task.workload_key);
     // Strictly lower: on a tie the earliest record stays.
     if (it == best.end())
@@ -174,6 +175,43 @@ std::map<std::string, Record> best_records(const std::vector<Record>& records) {
       it->second = r;
   }
   return best;
+}
+
+std::string pick_target(const std::vector<Record>& records, const std::string& wanted, const std::string& source) {
+  std::set<std::string> targets;
+  for (const Record& r : records) targets.insert(r.task.target);
+  user_check(!targets.empty(), source, ": no records");
+  if (!wanted.empty()) {
+    user_check(targets.count(wanted) > 0, source, ": no records for target '", wanted, "': ",
+               other_targets_note(records, wanted));
+    return wanted;
+  }
+  if (targets.size() == 1) return *targets.begin();
+  std::string names;
+  for (const std::string& t : targets) names += (names.empty() ? "'" : ", '") + t + "'";
+  user_fail(source, ": records of ", targets.size(), " targets (", names, "); pick one with --target");
+}
+
+std::vector<Record> records_for_target(const std::vector<Record>& records, const std::string& target) {
+  std::vector<Record> out;
+  for (const Record& r : records)
+    if (r.task.target == target) out.push_back(r);
+  return out;
+}
+
+std::string other_targets_note(const std::vector<Record>& records, const std::string& target) {
+  std::map<std::string, int> others;
+  for (const Record& r : records)
+    if (r.task.target != target) ++others[r.task.target];
+  if (others.empty()) return "";
+  std::string text;
+  int total = 0;
+  for (const auto& [name, count] : others) {
+    text += (text.empty() ? "" : ", ") + std::to_string(count) + " record" + (count == 1 ? "" : "s") + " of '" + name + "'";
+    total += count;
+  }
+  return text + (total == 1 ? " is" : " are") + " for another target than '" + target +
+         "' and not used (--target selects the target)";
 }
 
 std::string program_key(const std::string& workload_key, const std::vector<schedule::Step>& steps) {

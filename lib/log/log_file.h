@@ -48,8 +48,26 @@ struct LogContents {
 // line that is not the last, or an unknown/newer version.
 LogContents read_log(const std::string& path);
 
-// The best valid record of each task (lowest median cost), by workload key.
-std::map<std::string, Record> best_records(const std::vector<Record>& records);
+// The best valid record of each task (lowest median cost) measured on
+// `target` (target::Target::str()), by workload key. A record of another
+// target is never applied: its program was timed on other hardware and may
+// use instructions this one lacks.
+std::map<std::string, Record> best_records(const std::vector<Record>& records, const std::string& target);
+
+// The target records are used for: `wanted` (a canonical target string)
+// when not empty, which must have records; otherwise the records' only
+// target. UserError, starting with `source` (a file name), naming the
+// targets the records have when neither holds.
+std::string pick_target(const std::vector<Record>& records, const std::string& wanted, const std::string& source);
+
+// The records measured on `target`, in log order.
+std::vector<Record> records_for_target(const std::vector<Record>& records, const std::string& target);
+
+// What the records of targets other than `target` are, for a message that
+// says they are not applied and names both targets ("" when there are none):
+// "12 records of 'llvm -mcpu=x86-64-v3' are for another target than
+// 'llvm -mcpu=znver4' and not used (--target selects the target)".
+std::string other_targets_note(const std::vector<Record>& records, const std::string& target);
 
 // A stable key for "this program of this task was measured": workload key
 // plus the steps' JSON, so a resumed run never measures a program twice.

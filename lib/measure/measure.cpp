@@ -1,7 +1,6 @@
 #include "measure/measure.h"
 
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -57,12 +56,6 @@ log::MeasureResult error_result(MeasureError error, std::string msg, double buil
   r.error_message = std::move(msg);
   r.build_seconds = build_s;
   return r;
-}
-
-int default_parallel_builds() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return 1;
 }
 
 // Applies one message line from a child. A malformed line can only come from
@@ -138,7 +131,8 @@ log::MeasureResult kill_for_timeout(Child& c, const MeasureOptions& options) {
 Measurer::Measurer(MeasureOptions options) : options_(std::move(options)) {
   user_check(options_.repeats >= 1, "measure: repeats must be at least 1, got ", options_.repeats);
   user_check(options_.build_timeout_s > 0 && options_.run_timeout_s > 0, "measure: timeouts must be positive");
-  if (options_.parallel_builds <= 0) options_.parallel_builds = default_parallel_builds();
+  if (!options_.backend) options_.backend = backend::host_backend();
+  if (options_.parallel_builds <= 0) options_.parallel_builds = options_.backend->target().cores;
 }
 
 Measurer::Reference& Measurer::reference_for(const std::shared_ptr<const te::ComputeDAG>& dag) {

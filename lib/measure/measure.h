@@ -4,7 +4,7 @@
 // log::MeasureResult with costs in seconds, or an error kind and a message.
 //
 // Isolation. Nothing a candidate does can reach the caller: every candidate
-// is built (replay steps -> lower -> jit_compile), checked and timed in its own
+// is built (replay steps -> lower -> the backend), checked and timed in its own
 // forked child process, which reports to the parent over a socket and ends
 // with _exit (no atexit handlers, no flushing of the caller's stdio). The
 // parent waits with poll() and a deadline, and kills a child that overruns
@@ -48,7 +48,7 @@
 #include <vector>
 
 #include "check/reference_check.h"
-#include "codegen/llvm/llvm_codegen.h"
+#include "backend/backend.h"
 #include "log/record.h"
 #include "runtime/ndarray.h"
 #include "schedule/steps.h"
@@ -67,6 +67,8 @@ struct MeasureInput {
 };
 
 struct MeasureOptions {
+  // Builds the candidates; default: the host CPU ("llvm").
+  std::shared_ptr<const backend::Backend> backend;
   double build_timeout_s = 15;       // from fork until the child reports "built"
   double run_timeout_s = 10;         // from "run" until the child reports its costs
   int repeats = 3;                   // timed repeats, one cost each
@@ -75,12 +77,12 @@ struct MeasureOptions {
   bool check_reference = true;       // compare the output with te::evaluate first
   check::Tolerance tolerance;        // for that comparison
   uint64_t reference_seed = 1;       // seed of the check inputs (also the timing inputs)
-  int parallel_builds = 0;           // children building at once; 0: cores available
+  int parallel_builds = 0;           // children building at once; 0: the target's cores
   // Fault-injection hook for tests only: when set, the child calls it
   // instead of the compiled kernel, with the candidate's index in the batch,
   // the compiled kernel (to pass through to) and the kernel's arguments, so a
   // test can make chosen candidates crash, hang or compute wrong outputs.
-  std::function<void(size_t index, codegen::KernelFn kernel, void* const* args)> run_override;
+  std::function<void(size_t index, const runtime::Kernel& kernel, void* const* args)> run_override;
 };
 
 class Measurer {

@@ -13,7 +13,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "codegen/llvm/llvm_codegen.h"
 #include "lower/lower.h"
 #include "runtime/timer.h"
 #include "schedule/state.h"
@@ -69,9 +68,9 @@ void run_worker(int fd, size_t index, const MeasureInput& input, Measurer::Refer
   } catch (const std::exception& e) {
     finish(fd, log::MeasureError::InstantiationError, e.what(), seconds_since(t0));
   }
-  std::optional<codegen::JitKernel> kernel;
+  std::unique_ptr<runtime::Kernel> kernel;
   try {
-    kernel = codegen::jit_compile(*func);
+    kernel = options.backend->build(*func);
   } catch (const std::exception& e) {
     finish(fd, log::MeasureError::CompileHostError, e.what(), seconds_since(t0));
   }
@@ -86,12 +85,11 @@ void run_worker(int fd, size_t index, const MeasureInput& input, Measurer::Refer
   for (auto& a : reference.inputs) args.push_back(a.raw());
   for (auto& a : outputs) args.push_back(a.raw());
   std::vector<runtime::NDArray> packed;
-  codegen::KernelFn entry = kernel->entry();
   auto run = [&] {
     if (options.run_override) {
-      options.run_override(index, entry, args.data());
+      options.run_override(index, *kernel, args.data());
     } else {
-      entry(args.data());
+      kernel->run(args.data());
     }
   };
   try {

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "target/target.h"
+
 namespace tunectl::search {
 
 struct SearchParams {
@@ -32,8 +34,7 @@ struct SearchParams {
   // Hardware-aligned tiles (beyond Ansor, in the spirit of Roller): the
   // innermost tile of a tiled stage's last spatial axis becomes its vector
   // loop, so with this probability it is drawn among the divisors that are
-  // multiples of vector_lanes (fp32 lanes of an AVX-512 register) ...
-  int64_t vector_lanes = 16;
+  // multiples of vector_lanes (the target's; for_target) ...
   double aligned_vector_tile_prob = 0.75;
   // ... and with this probability the innermost tiles of all spatial axes
   // (the accumulators a reduction keeps live) hold at most this many
@@ -52,6 +53,10 @@ struct SearchParams {
   // Fuse outer spatial loops for parallelism until the fused extent reaches
   // this many chunks per core (a bound, the annotation samples below it).
   int parallel_chunks_per_core = 16;
+
+  // --- hardware, from the target (for_target; Ansor's HardwareParams) ---
+  int64_t vector_lanes = 16;  // fp32 lanes of a vector register (16: AVX-512)
+  int cores = 1;              // cores the parallel loops run on
 
   // --- evolutionary search ---
   int population = 512;          // states per generation
@@ -73,5 +78,12 @@ struct SearchParams {
   // Attempts at drawing one valid random state or mutation before giving up.
   int max_retries = 8;
 };
+
+// params with the hardware fields of `target`.
+inline SearchParams for_target(SearchParams params, const target::Target& target) {
+  params.vector_lanes = target.vector_lanes;
+  params.cores = target.cores;
+  return params;
+}
 
 }  // namespace tunectl::search

@@ -5,7 +5,6 @@
 // (task_search.h) and the fresh samples mixed into every round.
 #include <algorithm>
 #include <map>
-#include <thread>
 
 #include "ir/error.h"
 #include "lower/lower.h"
@@ -154,8 +153,7 @@ State annotate_once(const State& sketch, std::mt19937_64& rng, const SearchParam
   for (const auto& [stage, splits] : splits_by_stage) fill_stage_splits(history, splits, rng, params);
   State s = schedule::replay(sketch.dag, history);
 
-  const int64_t bound =
-      int64_t{params.parallel_chunks_per_core} * std::max<int64_t>(1, std::thread::hardware_concurrency());
+  const int64_t bound = int64_t{params.parallel_chunks_per_core} * std::max(1, params.cores);
   for (int i = 0; i < static_cast<int>(s.stages.size()); ++i) {
     if (!active(s.stages[i])) continue;
     vectorize(s, i, rng, params);

@@ -13,7 +13,6 @@
 #include <memory>
 #include <set>
 
-#include "codegen/llvm/target.h"
 #include "ir/error.h"
 #include "log/log_file.h"
 #include "search/task_search.h"
@@ -37,8 +36,6 @@ void check_options(const std::vector<tasks::Task>& tasks, const TuneOptions& o) 
   user_check(o.measures_per_round >= 1, "tune: measures per round must be at least 1, got ", o.measures_per_round);
   user_check(o.measure.parallel_builds >= 0, "tune: parallel builds must not be negative");
 }
-
-std::string host_target_string() { return "llvm -mcpu=" + codegen::host_target().cpu; }
 
 void warn(TuneSummary& summary, const std::string& message) {
   std::fprintf(stderr, "warning: %s\n", message.c_str());
@@ -87,6 +84,7 @@ class Tuner {
   const std::vector<tasks::Task>& tasks_;
   const TuneOptions& o_;
   tasks::TaskScheduler scheduler_;
+  std::shared_ptr<const backend::Backend> backend_;
   std::unique_ptr<search::CostModel> model_;
   std::vector<TaskRun> runs_;
   std::set<std::string> measured_;  // log::program_key of every program in the log
@@ -103,7 +101,10 @@ void Tuner::resume() {
   if (!std::filesystem::exists(o_.log_path)) return;
   log::LogContents contents = log::read_log(o_.log_path);
   for (const std::string& w : contents.warnings) warn(summary_, w);
-  ResumeState state = resume_from_log(contents.records, tasks_, o_.measures_per_round);
+  const std::string target = backend_->target().str();
+  const std::string note = log::other_targets_note(contents.records, target);
+  if (!note.empty()) warn(summary_, o_.log_path + ": " + note);
+  ResumeState state = resume_from_log(log::records_for_target(contents.records, target), tasks_, o_.measures_per_round);
   for (const std::string& w : state.warnings) warn(summary_, w);
   measured_ = std::move(state.measured_keys);
   summary_.resumed_trials = state.trials;
@@ -195,7 +196,9 @@ void Tuner::tune_round(int t) {
 TuneSummary Tuner::run() {
   InterruptGuard guard;
   guard_ = &guard;
-  const std::string target = o_.target.empty() ? host_target_string() : o_.target;
+  backend_ = o_.backend ? o_.backend : backend::host_backend();
+  backend_->check_runs_here("tune measures");
+  const std::string target = backend_->target().str();
   if (o_.use_cost_model) {
     search::XgbParams xgb = o_.xgb;
     xgb.seed = o_.seed + xgb.seed;
@@ -205,7 +208,7 @@ TuneSummary Tuner::run() {
   }
   for (size_t t = 0; t < tasks_.size(); ++t) {
     const tasks::Task& task = tasks_[t];
-    runs_.push_back({search::TaskSearch(task.dag, static_cast<int>(t), o_.search, o_.seed + t),
+    runs_.push_back({search::TaskSearch(task.dag, static_cast<int>(t), search::for_target(o_.search, backend_->target()), o_.seed + t),
                      log::TaskInfo{task.workload_key, task.name, target, te::dag_to_json(*task.dag)}});
     TaskSummary ts;
     ts.name = task.name;
@@ -215,7 +218,9 @@ TuneSummary Tuner::run() {
     summary_.tasks.push_back(ts);
   }
   resume();
-  measurer_ = std::make_unique<measure::Measurer>(o_.measure);
+  measure::MeasureOptions measure_options = o_.measure;
+  measure_options.backend = backend_;
+  measurer_ = std::make_unique<measure::Measurer>(measure_options);
   writer_ = std::make_unique<log::LogWriter>(o_.log_path);
   if (!writer_->warning().empty()) warn(summary_, writer_->warning());
   progress_ = std::make_unique<ProgressDisplay>(o_.progress);

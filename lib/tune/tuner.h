@@ -17,9 +17,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "backend/backend.h"
 #include "measure/measure.h"
 #include "search/cost_model.h"
 #include "search/search_params.h"
@@ -30,7 +32,9 @@ namespace tunectl::tune {
 
 struct TuneOptions {
   std::string log_path;              // JSON-lines tuning log, appended to (required)
-  std::string target;                // recorded in each record; "" = the host's target string
+  // What candidates are built for (and measured on this machine, which must
+  // run its code); its string goes into every record. Default: the host.
+  std::shared_ptr<const backend::Backend> backend;
   int trials = 1000;                 // new measurements in all, across tasks
   double time_budget_s = 0;          // stop starting rounds after this many seconds (0 = none)
   int measures_per_round = 64;       // programs measured per scheduler round (Ansor: 64)
@@ -44,7 +48,7 @@ struct TuneOptions {
   tasks::SchedulerParams scheduler;
   search::SearchParams search;
   search::XgbParams xgb;
-  measure::MeasureOptions measure;   // parallel_builds is --jobs
+  measure::MeasureOptions measure;   // parallel_builds is --jobs; its backend is `backend`
 };
 
 struct TaskSummary {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `tunectl tune` as a user meets it: a short tune of the shipped model writes
 # a log and a kernels folder, a second run resumes from the log and adds new
-# records, an interrupt still writes kernels and exits 130, and bad flags or
+# records, a named CPU target reaches the records, the manifest and the object
+# code, a log of another target is not applied by replay and bench, an
+# interrupt still writes kernels and exits 130, and bad flags or
 # an unsupported target fail with the documented exit codes (1 bad command line, 2 user
 # error). Usage: tune_test.sh TUNECTL REPO_DIR
 set -u
@@ -35,6 +37,29 @@ check "two replays give byte-identical kernels folders" diff -r "$work/r1" "$wor
 check "replay rebuilds exactly the kernels tune wrote" diff -r "$work/r1" "$work/k2"
 expect 0 "speedup" -- "$tunectl" bench "$model" --log "$log" --repeats 3
 
+# A named CPU target: every record and the manifest carry it, and its
+# kernels hold no AVX-512 instruction, while this machine's own (AVX-512 on
+# the reference machine) do: the disassembly check can fail.
+v3="llvm -mcpu=x86-64-v3"
+expect 0 "for $v3" -- "$tunectl" tune "$model" --target "$v3" --trials 8 --jobs 2 --log "$work/v3.log.json" \
+  --kernels "$work/v3.kernels"
+check "all 8 records carry the target" test "$(grep -cF "\"target\":\"$v3\"" "$work/v3.log.json")" -eq 8
+check "the manifest names the target" grep -qF "\"target\": \"$v3\"" "$work/v3.kernels/manifest.json"
+no_avx512() { objdump -d --no-show-raw-insn "$1" >"$work/asm.txt" && grep -q ymm "$work/asm.txt" && ! grep -qE '%zmm|\{%k[1-7]\}' "$work/asm.txt"; }
+check "the $v3 kernels use AVX2 and no AVX-512" no_avx512 "$work/v3.kernels/libtunectl_kernels.so"
+if grep -q avx512f /proc/cpuinfo; then
+  check "this machine's kernels do use AVX-512" grep -q '%zmm' <(objdump -d "$work/small_cnn.kernels/libtunectl_kernels.so")
+fi
+# The log of another target: replay says so and names both; bench applies none of it.
+host=$("$tunectl" replay "$log" --kernels "$work/r3" | sed -n 's/^target: //p')
+expect 2 "no records for target '$host': 8 records of '$v3' are for another target than '$host'" -- \
+  "$tunectl" replay "$work/v3.log.json" --target llvm --kernels "$work/r4"
+expect 0 "target: $v3" -- "$tunectl" replay "$work/v3.log.json" --kernels "$work/r5"
+expect 0 "the log covers 0 of 7 tasks" -- "$tunectl" bench "$model" --log "$work/v3.log.json" --repeats 1
+expect 0 "8 records of '$v3' are for another target than '$host' and not used" -- \
+  "$tunectl" bench "$model" --log "$work/v3.log.json" --repeats 1
+expect 2 "LLVM knows no CPU named 'zen9'" -- "$tunectl" tune "$model" --target "llvm -mcpu=zen9"
+
 # SIGINT mid-run: the kernels folder is still written, the exit status is 130.
 expect 130 "interrupted" -- timeout --preserve-status -s INT 8 "$tunectl" tune "$model" --target llvm \
   --trials 1000 --jobs 2 --log "$work/int.log.json" --kernels "$work/k3"
@@ -43,7 +68,7 @@ check "the interrupted run kept its records" test -s "$work/int.log.json"
 expect 1 "--bogus" -- "$tunectl" tune "$model" --target llvm --bogus
 expect 1 "policy" -- "$tunectl" tune "$model" --target llvm --policy fastest
 expect 1 "trials" -- "$tunectl" tune "$model" --target llvm --trials many
-expect 2 "not supported yet" -- "$tunectl" tune "$model" --target cuda
+expect 2 "the CUDA backend is not built yet" -- "$tunectl" tune "$model" --target cuda
 expect 2 "unknown target" -- "$tunectl" tune "$model" --target opencl
 
 finish "tune cli"

@@ -8,9 +8,13 @@
 #include <random>
 #include <vector>
 
+#include "backend/backend.h"
 #include "codegen/llvm/llvm_codegen.h"
 
 namespace tunectl::test {
+
+// The host CPU target, which the codegen tests compile for.
+inline const target::Target& host() { return backend::host_backend()->target(); }
 
 template <typename T>
 class AlignedArray {
@@ -42,8 +46,8 @@ inline AlignedArray<float> random_floats(size_t n, float lo, float hi, unsigned 
 
 // Compiles func with the JIT and runs it once on args (in func.args order).
 inline void compile_and_run(const lower::LoweredFunc& func, std::vector<void*> args) {
-  codegen::JitKernel kernel = codegen::jit_compile(func);
-  kernel.run(args.data());
+  std::unique_ptr<runtime::Kernel> kernel = backend::host_backend()->build(func);
+  kernel->run(args.data());
 }
 
 }  // namespace tunectl::test

@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "backend/backend.h"
 #include "ir/error.h"
 #include "kernel_fixture.h"
 
@@ -33,7 +34,7 @@ lower::LoweredFunc parallel_add(const std::string& name) {
 
 TEST_CASE("emit_object_file writes an ELF object defining the kernel", "[cpu]") {
   auto path = std::filesystem::temp_directory_path() / ("tunectl_emit_" + std::to_string(::getpid()) + ".o");
-  codegen::emit_object_file(parallel_add("kernel_obj"), path.string());
+  codegen::emit_object_file(parallel_add("kernel_obj"), test::host(), path.string());
   std::ifstream in(path, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   REQUIRE(bytes.size() > 64);
@@ -48,11 +49,11 @@ TEST_CASE("emit_object_file writes an ELF object defining the kernel", "[cpu]") 
 }
 
 TEST_CASE("emit_object_file reports an unwritable path as a user error", "[cpu][error]") {
-  REQUIRE_THROWS_AS(codegen::emit_object_file(parallel_add("k"), "/nonexistent-dir/k.o"), UserError);
+  REQUIRE_THROWS_AS(codegen::emit_object_file(parallel_add("k"), test::host(), "/nonexistent-dir/k.o"), UserError);
 }
 
 TEST_CASE("emit_assembly targets the host's vector registers", "[cpu]") {
-  std::string text = codegen::emit_assembly(parallel_add("kernel_asm"));
+  std::string text = codegen::emit_assembly(parallel_add("kernel_asm"), test::host());
   CHECK(text.find("kernel_asm:") != std::string::npos);
   // 16 fp32 lanes per chunk: one zmm register where the host has AVX-512.
   const char* reg = __builtin_cpu_supports("avx512f") ? "%zmm" : "mm";
@@ -61,7 +62,7 @@ TEST_CASE("emit_assembly targets the host's vector registers", "[cpu]") {
 
 TEST_CASE("a JIT kernel object can be moved and still runs", "[cpu]") {
   auto func = parallel_add("moved");
-  codegen::JitKernel first = codegen::jit_compile(func);
+  codegen::JitKernel first = codegen::jit_compile(func, test::host());
   codegen::JitKernel second = std::move(first);
   CHECK(second.name() == "moved");
   auto a = test::random_floats(256, -1, 1, 17);

@@ -118,13 +118,13 @@ TEST_CASE("thread-bound loops are a user error on the CPU", "[cpu][error]") {
   Buffer c("C", DType::Float32, {8});
   Var t("t");
   auto body = ir::make_for(t, 0, 8, ForKind::ThreadBinding, ir::make_store(c, {t}, Expr(1.0)), "threadIdx.x");
-  REQUIRE_THROWS_AS(codegen::jit_compile({"bound", {c}, body}), UserError);
-  REQUIRE_THROWS_WITH(codegen::emit_llvm_ir({"bound", {c}, body}), Catch::Contains("threadIdx.x"));
+  REQUIRE_THROWS_AS(codegen::jit_compile({"bound", {c}, body}, test::host()), UserError);
+  REQUIRE_THROWS_WITH(codegen::emit_llvm_ir({"bound", {c}, body}, test::host()), Catch::Contains("threadIdx.x"));
 }
 
 TEST_CASE("a Reduce reaching codegen is an internal error", "[cpu][error]") {
   Buffer a("A", DType::Float32, {8}), c("C", DType::Float32, {1});
   Var r("r");
   auto red = ir::make_reduce(ir::ReduceOp::Sum, ld(a, r), {ir::IterVar{r, 8, ir::IterKind::Reduce}});
-  REQUIRE_THROWS_AS(codegen::emit_llvm_ir({"reduce", {a, c}, ir::make_store(c, {0}, red)}), InternalError);
+  REQUIRE_THROWS_AS(codegen::emit_llvm_ir({"reduce", {a, c}, ir::make_store(c, {0}, red)}, test::host()), InternalError);
 }

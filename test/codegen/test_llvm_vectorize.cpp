@@ -101,7 +101,7 @@ TEST_CASE("emit_llvm_ir shows 16-lane vectors for a vectorized add", "[cpu]") {
   Buffer a("A", DType::Float32, {n}), c("C", DType::Float32, {n});
   Var i("i");
   auto body = ir::make_for(i, 0, n, ForKind::Vectorized, ir::make_store(c, {i}, ld(a, i) + 1.0));
-  std::string text = codegen::emit_llvm_ir({"vadd_ir", {a, c}, body});
+  std::string text = codegen::emit_llvm_ir({"vadd_ir", {a, c}, body}, test::host());
   CHECK(text.find("<16 x float>") != std::string::npos);
   CHECK(text.find("define void @vadd_ir") != std::string::npos);
 }

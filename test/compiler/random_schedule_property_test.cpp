@@ -11,6 +11,7 @@
 #include <random>
 #include <set>
 
+#include "backend/backend.h"
 #include "check/reference_check.h"
 #include "codegen/llvm/llvm_codegen.h"
 #include "lower/lower.h"
@@ -26,8 +27,8 @@ constexpr int kRandomSchedulesPerConfig = 50;
 
 void check_state(const te::ComputeDAG& dag, const schedule::State& state, uint64_t seed) {
   INFO("steps: " << schedule::steps_to_json(state.history).dump());
-  codegen::JitKernel kernel = codegen::jit_compile(lower::lower(state, "kernel"));
-  check::CheckResult r = check::check_against_reference(dag, [&](const std::vector<runtime::NDArray*>& args) { kernel.pack_and_run(check::raw_pointers(args)); }, seed);
+  std::unique_ptr<runtime::Kernel> kernel = backend::host_backend()->build(lower::lower(state, "kernel"));
+  check::CheckResult r = check::check_against_reference(dag, [&](const std::vector<runtime::NDArray*>& args) { kernel->pack_and_run(check::raw_pointers(args)); }, seed);
   INFO(r.message);
   CHECK(r.ok);
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/backend.h"
 #include "log/log_test_util.h"
 #include "log/record.h"
 #include "schedule/random_schedule.h"
@@ -19,6 +20,13 @@ namespace tunectl::kernels::testing {
 
 using log::testing::DagPtr;
 using log::testing::op_dag;
+
+// The backend of the target the records name (log::testing::task_of).
+inline const backend::Backend& record_backend() {
+  static const std::unique_ptr<backend::Backend> b =
+      backend::make_backend(backend::resolve_target(log::testing::kRecordTarget));
+  return *b;
+}
 
 // Index of the DAG's (single) output stage, the one hand-written steps touch.
 inline int output_stage(const te::ComputeDAG& dag) { return dag.index_of(dag.outputs().front()); }

@@ -83,7 +83,8 @@ TEST_CASE("kernels folder: files, manifest, and kernels that compute the referen
   ScratchDir scratch;
   std::string dir = scratch.file("kernels");  // created by write_kernel_cache
   std::vector<Task> tasks = sample_tasks();
-  std::vector<KernelEntry> entries = write_kernel_cache(records_of(tasks), dir);
+  Manifest manifest = write_kernel_cache(records_of(tasks), dir, testing::record_backend());
+  const std::vector<KernelEntry>& entries = manifest.kernels;
 
   REQUIRE(entries.size() == tasks.size());
   for (size_t i = 1; i < entries.size(); ++i) CHECK(entries[i - 1].workload_key < entries[i].workload_key);
@@ -91,7 +92,9 @@ TEST_CASE("kernels folder: files, manifest, and kernels that compute the referen
   for (const Task& t : tasks) by_key[t.dag->workload_key()] = &t;
 
   CHECK(std::filesystem::is_regular_file(dir + "/libtunectl_kernels.so"));
-  CHECK(manifest_to_json(read_manifest(dir)) == manifest_to_json(entries));
+  CHECK(manifest_to_json(read_manifest(dir)) == manifest_to_json(manifest));
+  CHECK(manifest.target == testing::record_backend().target().str());
+  CHECK(manifest.features == testing::record_backend().target().features);
   for (const KernelEntry& e : entries) {
     INFO(e.task_name);
     REQUIRE(by_key.count(e.workload_key) == 1);
@@ -123,17 +126,17 @@ TEST_CASE("kernels folder: files, manifest, and kernels that compute the referen
   }
 
   KernelLibrary library(dir);
-  CHECK(library.entries().size() == entries.size());
+  CHECK(library.manifest().kernels.size() == entries.size());
   CHECK(library.find("0000000000000000") == nullptr);
   for (const KernelEntry& e : entries) {
     INFO(e.task_name);
-    codegen::KernelFn fn = library.find(e.workload_key);
+    runtime::KernelFn fn = library.find(e.workload_key);
     REQUIRE(fn != nullptr);
     auto run = [&](const std::vector<runtime::NDArray*>& args) {
       std::vector<void*> raw = check::raw_pointers(args);
       std::vector<runtime::NDArray> packed;
       for (const KernelPacking& p : e.packings) {
-        codegen::KernelFn pack = library.find_packing(p.symbol);
+        runtime::KernelFn pack = library.find_packing(p.symbol);
         REQUIRE(pack != nullptr);
         packed.emplace_back(ir::DType::Float32, e.args[p.arg].shape);
         void* pack_args[] = {raw[p.arg], packed.back().raw()};
@@ -151,8 +154,8 @@ TEST_CASE("kernels folder: files, manifest, and kernels that compute the referen
 TEST_CASE("kernels folder: two writes of the same records are byte-identical", "[unit]") {
   ScratchDir scratch;
   std::vector<log::Record> records = records_of(sample_tasks());
-  write_kernel_cache(records, scratch.file("a"));
-  write_kernel_cache(records, scratch.file("b"));
+  write_kernel_cache(records, scratch.file("a"), testing::record_backend());
+  write_kernel_cache(records, scratch.file("b"), testing::record_backend());
   std::map<std::string, std::string> a = folder_bytes(scratch.file("a"));
   std::map<std::string, std::string> b = folder_bytes(scratch.file("b"));
   CHECK(a.size() == records.size() + 2);  // objects, library, manifest
@@ -164,7 +167,7 @@ TEST_CASE("kernels folder: two writes of the same records are byte-identical", "
   }
   CHECK(a.size() == b.size());
   // Rewriting a folder in place replaces its files with the same bytes.
-  write_kernel_cache(records, scratch.file("a"));
+  write_kernel_cache(records, scratch.file("a"), testing::record_backend());
   CHECK(folder_bytes(scratch.file("a")) == a);
 }
 
@@ -175,24 +178,30 @@ TEST_CASE("kernels folder: unusable records are UserErrors naming the task", "[u
 
   // A split whose recorded extent is not the loop's.
   log::Record bad_split = make_record(mm, "matmul_broken", {schedule::SplitStep{stage, 0, 17, {4}}}, {1e-6});
-  std::string msg = user_error([&] { write_kernel_cache({bad_split}, scratch.file("k")); });
+  std::string msg = user_error([&] { write_kernel_cache({bad_split}, scratch.file("k"), testing::record_backend()); });
   CHECK_THAT(msg, Contains("task matmul_broken (" + mm->workload_key() + ")"));
   // A step on a stage that does not exist.
   log::Record bad_stage = make_record(mm, "matmul_nostage", {schedule::AnnotationStep{99, 0, "parallel"}}, {1e-6});
-  CHECK_THAT(user_error([&] { write_kernel_cache({bad_stage}, scratch.file("k")); }), Contains("task matmul_nostage"));
+  CHECK_THAT(user_error([&] { write_kernel_cache({bad_stage}, scratch.file("k"), testing::record_backend()); }), Contains("task matmul_nostage"));
   // A failed measurement is no program to keep.
   log::Record failed = make_record(mm, "matmul_failed", {}, {});
   failed.result.error = log::MeasureError::RunTimeout;
-  CHECK_THAT(user_error([&] { write_kernel_cache({failed}, scratch.file("k")); }),
+  CHECK_THAT(user_error([&] { write_kernel_cache({failed}, scratch.file("k"), testing::record_backend()); }),
              Contains("task matmul_failed") && Contains("run_timeout"));
   // A DAG that is not the task's.
   log::Record mixed = make_record(mm, "matmul_mixed", {}, {1e-6});
   mixed.task.workload_key = "0123456789abcdef";
-  CHECK_THAT(user_error([&] { write_kernel_cache({mixed}, scratch.file("k")); }), Contains("task matmul_mixed"));
+  CHECK_THAT(user_error([&] { write_kernel_cache({mixed}, scratch.file("k"), testing::record_backend()); }), Contains("task matmul_mixed"));
   // Two records of one task.
   log::Record ok = make_record(mm, "matmul_16", {}, {1e-6});
-  CHECK_THAT(user_error([&] { write_kernel_cache({ok, ok}, scratch.file("k")); }), Contains("two records for task matmul_16"));
-  CHECK_THAT(user_error([&] { write_kernel_cache({}, scratch.file("k")); }), Contains("no records"));
+  CHECK_THAT(user_error([&] { write_kernel_cache({ok, ok}, scratch.file("k"), testing::record_backend()); }), Contains("two records for task matmul_16"));
+  CHECK_THAT(user_error([&] { write_kernel_cache({}, scratch.file("k"), testing::record_backend()); }), Contains("no records"));
+  // A record tuned for another target.
+  log::Record other = make_record(mm, "matmul_other", {}, {1e-6});
+  other.task.target = "llvm -mcpu=x86-64-v3";
+  CHECK_THAT(user_error([&] { write_kernel_cache({other}, scratch.file("k"), testing::record_backend()); }),
+             Contains("task matmul_other") && Contains("tuned for target 'llvm -mcpu=x86-64-v3', not '" +
+                                                       testing::record_backend().target().str() + "'"));
 }
 
 TEST_CASE("kernel symbols are the workload key, refused when the key is not an identifier", "[unit]") {
@@ -207,7 +216,7 @@ TEST_CASE("kernels folder: no C compiler is a clear UserError", "[unit]") {
   const char* old = std::getenv("CC");
   std::string saved = old ? old : "";
   ::setenv("CC", "/nonexistent/tunectl-cc", 1);
-  std::string msg = user_error([&] { write_kernel_cache({make_record(mm, "matmul_8", {}, {1e-6})}, scratch.file("k")); });
+  std::string msg = user_error([&] { write_kernel_cache({make_record(mm, "matmul_8", {}, {1e-6})}, scratch.file("k"), testing::record_backend()); });
   if (old)
     ::setenv("CC", saved.c_str(), 1);
   else
@@ -221,11 +230,29 @@ TEST_CASE("KernelLibrary refuses a missing folder, a corrupt manifest and a miss
 
   DagPtr mm = op_dag("matmul", {{"M", 8}, {"N", 8}, {"K", 8}});
   std::string dir = scratch.file("k");
-  write_kernel_cache({make_record(mm, "matmul_8", {}, {1e-6})}, dir);
+  write_kernel_cache({make_record(mm, "matmul_8", {}, {1e-6})}, dir, testing::record_backend());
   std::filesystem::remove(dir + "/libtunectl_kernels.so");
   CHECK_THAT(user_error([&] { KernelLibrary lib(dir); }), Contains("cannot load"));
   std::ofstream(dir + "/manifest.json", std::ios::trunc) << "{\"version\": 1, \"kernels\": [";
   CHECK_THAT(user_error([&] { KernelLibrary lib(dir); }), Contains("malformed manifest"));
+}
+
+TEST_CASE("KernelLibrary refuses a folder whose target needs CPU features this machine lacks", "[unit][error]") {
+  ScratchDir scratch;
+  DagPtr mm = op_dag("matmul", {{"M", 8}, {"N", 8}, {"K", 8}});
+  std::string dir = scratch.file("k");
+  Manifest manifest = write_kernel_cache({make_record(mm, "matmul_8", {}, {1e-6})}, dir, testing::record_backend());
+  { KernelLibrary loads(dir); }
+  // The same folder as a Sapphire Rapids build would write it: AMX and
+  // AVX512-FP16, which no AMD CPU has.
+  const std::string spr = "llvm -mcpu=sapphirerapids";
+  manifest.target = spr;
+  manifest.features = backend::resolve_target(spr).features;
+  for (KernelEntry& e : manifest.kernels) e.record.task.target = spr;
+  std::ofstream(dir + "/manifest.json", std::ios::trunc) << manifest_to_json(manifest).dump(2);
+  const std::string msg = user_error([&] { KernelLibrary lib(dir); });
+  CHECK_THAT(msg, Contains("kernels folder " + dir + " holds code for target '" + spr + "'") &&
+                      Contains("lacks amx-bf16") && Contains("avx512fp16"));
 }
 
 }  // namespace

@@ -51,7 +51,7 @@ TEST_CASE("golden: the replay fixture log is what this build writes", "[golden]"
   CHECK(text == golden.str());
 
   // best_records keeps the tiled matmul and the softmax; relu has no valid record.
-  std::map<std::string, log::Record> best = log::best_records(log::read_log(path.string()).records);
+  std::map<std::string, log::Record> best = log::best_records(log::read_log(path.string()).records, log::testing::kRecordTarget);
   REQUIRE(best.size() == 2);
   std::vector<log::Record> records = fixture_records();
   CHECK(best.at(records[2].task.workload_key).steps == records[2].steps);

@@ -28,8 +28,11 @@ inline DagPtr op_dag(const std::string& op, const nlohmann::json& params = nlohm
   return std::make_shared<te::ComputeDAG>(ops::make_op_dag(op, params));
 }
 
+// The target of the test records: the reference machine's CPU.
+inline constexpr const char* kRecordTarget = "llvm -mcpu=znver4";
+
 inline TaskInfo task_of(const te::ComputeDAG& dag, const std::string& name) {
-  return TaskInfo{dag.workload_key(), name, "llvm -mcpu=znver4", te::dag_to_json(dag)};
+  return TaskInfo{dag.workload_key(), name, kRecordTarget, te::dag_to_json(dag)};
 }
 
 inline constexpr MeasureError kAllErrors[] = {

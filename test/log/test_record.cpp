@@ -155,9 +155,11 @@ TEST_CASE("median cost: middle of the sorted costs, infinite on error", "[unit]"
 }
 
 TEST_CASE("best_records keeps the lowest median per task and ignores errors", "[unit]") {
-  auto record = [&](const std::string& key, std::vector<double> costs, MeasureError error, int64_t stamp) {
+  auto record = [&](const std::string& key, std::vector<double> costs, MeasureError error, int64_t stamp,
+                    const std::string& target = "llvm -mcpu=znver4") {
     Record r;
     r.task.workload_key = key;
+    r.task.target = target;
     r.task.dag = json::object();
     r.result.error = error;
     r.result.costs = std::move(costs);
@@ -171,13 +173,31 @@ TEST_CASE("best_records keeps the lowest median per task and ignores errors", "[
       record("a", {3}, MeasureError::None, 4),         // ties: the earliest stays
       record("b", {}, MeasureError::RuntimeError, 5),  // b has no valid record
       record("c", {7}, MeasureError::None, 6),        record("c", {}, MeasureError::BuildTimeout, 7),
+      // Faster, but measured for another target: never applied to this one.
+      record("a", {0.5}, MeasureError::None, 8, "llvm -mcpu=x86-64-v3"),
   };
-  std::map<std::string, Record> best = best_records(records);
+  const std::string target = "llvm -mcpu=znver4";
+  std::map<std::string, Record> best = best_records(records, target);
   REQUIRE(best.size() == 2);
   CHECK(best.at("a").result.timestamp == 3);
   CHECK(best.at("c").result.timestamp == 6);
   CHECK(best.count("b") == 0);
-  CHECK(best_records({}).empty());
+  CHECK(best_records({}, target).empty());
+  CHECK(best_records(records, "llvm -mcpu=x86-64-v3").at("a").result.timestamp == 8);
+
+  SECTION("records of other targets are named, and picked only when asked for") {
+    CHECK(records_for_target(records, target).size() == 7);
+    CHECK(other_targets_note(records, target) ==
+          "1 record of 'llvm -mcpu=x86-64-v3' is for another target than 'llvm -mcpu=znver4' and not used "
+          "(--target selects the target)");
+    CHECK(other_targets_note(records_for_target(records, target), target).empty());
+    CHECK_THROWS_WITH(pick_target(records, "", "log.json"), Contains("log.json: records of 2 targets") &&
+                                                                 Contains("pick one with --target"));
+    CHECK(pick_target(records, target, "log.json") == target);
+    CHECK(pick_target(records_for_target(records, target), "", "log.json") == target);
+    CHECK_THROWS_WITH(pick_target(records, "llvm -mcpu=skylake", "log.json"),
+                      Contains("no records for target 'llvm -mcpu=skylake'"));
+  }
 }
 
 TEST_CASE("program_key is equal exactly for equal steps of one task", "[unit]") {

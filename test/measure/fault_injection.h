@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "codegen/llvm/llvm_codegen.h"
+#include "runtime/kernel.h"
 
 namespace tunectl::test {
 
@@ -15,7 +15,7 @@ enum class Fault { None, Segfault, Hang, OutOfBounds, WrongOutput };
 
 // Runs kernel on args (inputs, then the output at args[output_arg] of
 // output_bytes) with the fault injected.
-inline void run_with_fault(Fault fault, codegen::KernelFn kernel, void* const* args, size_t output_arg,
+inline void run_with_fault(Fault fault, const runtime::Kernel& kernel, void* const* args, size_t output_arg,
                            size_t output_bytes) {
   switch (fault) {
     case Fault::Segfault: {  // a write to the null page, at an address the compiler cannot fold
@@ -33,11 +33,11 @@ inline void run_with_fault(Fault fault, codegen::KernelFn kernel, void* const* a
       std::memset(static_cast<char*>(args[output_arg]) + output_bytes, 0x7f, size_t{1} << 34);
       break;
     case Fault::WrongOutput:  // a plausible but wrong output
-      kernel(args);
+      kernel.run(args);
       static_cast<float*>(args[output_arg])[5] += 0.5f;
       break;
     case Fault::None:
-      kernel(args);
+      kernel.run(args);
   }
 }
 

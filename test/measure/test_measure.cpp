@@ -113,7 +113,7 @@ TEST_CASE("injected faults become error results and the batch goes on", "[cpu]")
   o.run_timeout_s = 1;
   // Even candidates are faulty, odd ones pass through to the real kernel.
   // Arguments: A, B, then the output C (32 x 24 floats).
-  o.run_override = [](size_t index, codegen::KernelFn kernel, void* const* args) {
+  o.run_override = [](size_t index, const runtime::Kernel& kernel, void* const* args) {
     constexpr test::Fault kFaults[] = {test::Fault::Segfault, test::Fault::Hang, test::Fault::OutOfBounds,
                                        test::Fault::WrongOutput};
     test::run_with_fault(index % 2 == 0 ? kFaults[index / 2 % 4] : test::Fault::None, kernel, args, 2,
@@ -149,8 +149,8 @@ TEST_CASE("without the reference check a wrong output is not caught", "[cpu]") {
   auto dag = matmul_dag();
   measure::MeasureOptions o = fast_options();
   o.check_reference = false;
-  o.run_override = [](size_t, codegen::KernelFn kernel, void* const* args) {
-    kernel(args);
+  o.run_override = [](size_t, const runtime::Kernel& kernel, void* const* args) {
+    kernel.run(args);
     static_cast<float*>(args[2])[0] += 0.5f;
   };
   measure::Measurer measurer(o);

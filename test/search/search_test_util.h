@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "backend/backend.h"
 #include "check/reference_check.h"
 #include "codegen/llvm/llvm_codegen.h"
 #include "lower/lower.h"
@@ -13,9 +14,9 @@ namespace tunectl::test {
 
 inline void check_computes_reference(const te::ComputeDAG& dag, const schedule::State& state, uint64_t seed) {
   INFO("steps: " << schedule::steps_to_json(state.history).dump());
-  codegen::JitKernel kernel = codegen::jit_compile(lower::lower(state, "kernel"));
+  std::unique_ptr<runtime::Kernel> kernel = backend::host_backend()->build(lower::lower(state, "kernel"));
   check::CheckResult r = check::check_against_reference(
-      dag, [&](const std::vector<runtime::NDArray*>& args) { kernel.pack_and_run(check::raw_pointers(args)); }, seed);
+      dag, [&](const std::vector<runtime::NDArray*>& args) { kernel->pack_and_run(check::raw_pointers(args)); }, seed);
   INFO(r.message);
   CHECK(r.ok);
 }

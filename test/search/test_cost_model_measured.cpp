@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backend/backend.h"
 #include "check/reference_check.h"
 #include "codegen/llvm/llvm_codegen.h"
 #include "lower/lower.h"
@@ -63,10 +64,10 @@ Measured measure(const te::ComputeDAG& dag, const std::vector<schedule::State>& 
   runtime::TimingOptions timing{.repeats = 3, .min_repeat_seconds = 0.005, .flush_cache = false};
   for (const auto& s : states) {
     lower::LoweredFunc func = lower::lower(s, "kernel");
-    codegen::JitKernel kernel = codegen::jit_compile(func);
+    std::unique_ptr<runtime::Kernel> kernel = backend::host_backend()->build(func);
     std::vector<runtime::NDArray> packed;
-    std::vector<void*> kernel_args = kernel.pack_inputs(raw, packed);
-    double seconds = runtime::time_function([&] { kernel.run(kernel_args.data()); }, timing).median();
+    std::vector<void*> kernel_args = kernel->pack_inputs(raw, packed);
+    double seconds = runtime::time_function([&] { kernel->run(kernel_args.data()); }, timing).median();
     search::ProgramFeatures f;
     f.task_id = task_id;
     f.rows = search::extract_features(func);

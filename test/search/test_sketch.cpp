@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <set>
 
+#include "backend/backend.h"
 #include "check/reference_check.h"
 #include "codegen/llvm/llvm_codegen.h"
 #include "graph/import.h"
@@ -239,12 +240,12 @@ TEST_CASE("matmul 512^3 sketches and annotated samples' speed range (printed)", 
   for (auto& a : args) raw.push_back(a.raw());
   double best = 1e30, worst = 0;
   for (const State& s : pop) {
-    codegen::JitKernel kernel = codegen::jit_compile(lower::lower(s, "kernel"));
+    std::unique_ptr<runtime::Kernel> kernel = backend::host_backend()->build(lower::lower(s, "kernel"));
     std::vector<runtime::NDArray> packed;
-    std::vector<void*> kernel_args = kernel.pack_inputs(raw, packed);
+    std::vector<void*> kernel_args = kernel->pack_inputs(raw, packed);
     runtime::TimingOptions opt;
     opt.repeats = 3;
-    double t = runtime::time_function([&] { kernel.run(kernel_args.data()); }, opt).median();
+    double t = runtime::time_function([&] { kernel->run(kernel_args.data()); }, opt).median();
     best = std::min(best, t);
     worst = std::max(worst, t);
   }

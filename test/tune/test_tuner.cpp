@@ -91,13 +91,13 @@ TEST_CASE("an interrupt ends tuning after the chunk in flight with every record 
   // The second candidate of a chunk tells the tuner (its parent) to stop,
   // as Ctrl-C would, while the chunk is being measured. Once per child: the
   // kernel is called again for timing.
-  o.measure.run_override = [](size_t index, codegen::KernelFn kernel, void* const* args) {
+  o.measure.run_override = [](size_t index, const runtime::Kernel& kernel, void* const* args) {
     static bool sent = false;  // each forked child starts from the parent's false
     if (index == 1 && !sent) {
       sent = true;
       kill(getppid(), SIGINT);
     }
-    kernel(args);
+    kernel.run(args);
   };
   tune::TuneSummary s = tune::tune(tune_test::tiny_tasks(), o);
   CHECK(s.interrupted);
@@ -124,7 +124,7 @@ TEST_CASE("crashing, hanging and scribbling candidates become error records and 
   o.trials = 8;
   o.measure.run_timeout_s = 0.5;
   // The first three candidates of each chunk of four are faulty.
-  o.measure.run_override = [](size_t index, codegen::KernelFn kernel, void* const* args) {
+  o.measure.run_override = [](size_t index, const runtime::Kernel& kernel, void* const* args) {
     constexpr test::Fault kFaults[] = {test::Fault::Segfault, test::Fault::Hang, test::Fault::OutOfBounds,
                                        test::Fault::None};
     test::run_with_fault(kFaults[index % 4], kernel, args, 2, 16 * 24 * sizeof(float));

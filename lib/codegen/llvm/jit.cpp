@@ -61,13 +61,16 @@ JitKernel::~JitKernel() = default;
 JitKernel::JitKernel(JitKernel&&) noexcept = default;
 JitKernel& JitKernel::operator=(JitKernel&&) noexcept = default;
 
-JitKernel jit_compile(const lower::LoweredFunc& func) {
-  auto tm = make_host_target_machine();
+JitKernel jit_compile(const lower::LoweredFunc& func, const target::Target& target) {
+  auto tm = make_target_machine(target);
   auto ctx = std::make_unique<llvm::LLVMContext>();
   auto module = build_module(func, *ctx, *tm);
   optimize_module(*module, *tm);
 
-  auto jtmb = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), "detecting the host for the JIT");
+  llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(target.triple)};
+  jtmb.setCPU(target.cpu);
+  jtmb.addFeatures(target.mattr);
+  jtmb.getOptions().AllowFPOpFusion = llvm::FPOpFusion::Fast;
   jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   auto impl = std::make_unique<JitKernel::Impl>();
   impl->jit = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create(),
@@ -104,11 +107,6 @@ std::vector<int> JitKernel::packed_args() const {
   std::vector<int> args;
   for (const Packing& p : packings_) args.push_back(p.arg);
   return args;
-}
-
-void JitKernel::pack_and_run(std::vector<void*> args) const {
-  std::vector<runtime::NDArray> packed;
-  run(pack_inputs(std::move(args), packed).data());
 }
 
 }  // namespace tunectl::codegen

@@ -1,8 +1,9 @@
-// LLVM backend: LoweredFunc -> native code for the host CPU. Vectorized loops
-// become vector instructions, parallel loops are outlined and run on the
-// runtime thread pool, unrolled loops are unrolled. The host's CPU name and
-// features are the target (AVX-512 on the reference machine). LLVM types never
-// appear in this header (STYLE.md habit 8).
+// LLVM code generation: LoweredFunc -> native code for a CPU target (the
+// backend lib/backend/llvm_backend.cpp wraps it). Vectorized loops become
+// vector instructions, parallel loops are outlined and run on the runtime
+// thread pool, unrolled loops are unrolled. The target's CPU name and -mattr
+// features are handed to LLVM. LLVM types never appear in this header
+// (STYLE.md habit 8).
 #pragma once
 
 #include <memory>
@@ -10,38 +11,28 @@
 #include <vector>
 
 #include "lower/lower.h"
+#include "runtime/kernel.h"
 #include "runtime/ndarray.h"
+#include "target/target.h"
 
 namespace tunectl::codegen {
 
-// The calling convention of every generated kernel: one pointer per argument
-// buffer, in LoweredFunc::args order.
-using KernelFn = void (*)(void* const* args);
+using runtime::KernelFn;
 
 // A kernel compiled in process with ORC; owns its JIT session.
-class JitKernel {
+class JitKernel : public runtime::Kernel {
  public:
-  ~JitKernel();
+  ~JitKernel() override;
   JitKernel(JitKernel&&) noexcept;
   JitKernel& operator=(JitKernel&&) noexcept;
   KernelFn entry() const { return entry_; }
-  const std::string& name() const { return name_; }
-  // args in LoweredFunc::args order (packed inputs packed).
-  void run(void* const* args) const { entry_(args); }
-
-  // The arguments to run the kernel on, from args in LoweredFunc::args order
-  // except that every packed input is still in its placeholder layout: each
-  // of those is packed (LoweredFunc::packings) into a new array appended to
-  // `packed`, which takes its place. Packing is not part of a kernel call:
-  // callers pack once, then run and time the kernel.
-  std::vector<void*> pack_inputs(std::vector<void*> args, std::vector<runtime::NDArray>& packed) const;
-  // pack_inputs, then one call: for checks, not for timing.
-  void pack_and_run(std::vector<void*> args) const;
-  // The arguments pack_inputs replaces (LoweredFunc::packings' `arg`).
-  std::vector<int> packed_args() const;
+  const std::string& name() const override { return name_; }
+  void run(void* const* args) const override { entry_(args); }
+  std::vector<void*> pack_inputs(std::vector<void*> args, std::vector<runtime::NDArray>& packed) const override;
+  std::vector<int> packed_args() const override;
 
  private:
-  friend JitKernel jit_compile(const lower::LoweredFunc&);
+  friend JitKernel jit_compile(const lower::LoweredFunc&, const target::Target&);
   struct Impl;
   struct Packing {
     int arg = 0;
@@ -56,15 +47,22 @@ class JitKernel {
   std::vector<Packing> packings_;
 };
 
-JitKernel jit_compile(const lower::LoweredFunc& func);
+// The target a spec names, its features from LLVM's CPU tables (the host's
+// when the spec names no CPU and no feature). `text` is the string the spec
+// came from, for messages. UserError for a CPU or feature LLVM does not know.
+target::Target resolve_cpu_target(const target::TargetSpec& spec, const std::string& text);
+// The features of target.features that this machine's CPU lacks.
+std::vector<std::string> missing_host_features(const target::Target& target);
+
+JitKernel jit_compile(const lower::LoweredFunc& func, const target::Target& target);
 
 // The optimized LLVM IR of func as text (for `tunectl compile --emit llvm`).
-std::string emit_llvm_ir(const lower::LoweredFunc& func);
-// Host assembly of func as text.
-std::string emit_assembly(const lower::LoweredFunc& func);
-// Writes a relocatable object file for the host with one exported symbol
+std::string emit_llvm_ir(const lower::LoweredFunc& func, const target::Target& target);
+// Assembly of func for the target as text.
+std::string emit_assembly(const lower::LoweredFunc& func, const target::Target& target);
+// Writes a relocatable object file for the target with one exported symbol
 // named func.name, and one per packing named by its func (KernelFn
 // signature).
-void emit_object_file(const lower::LoweredFunc& func, const std::string& path);
+void emit_object_file(const lower::LoweredFunc& func, const target::Target& target, const std::string& path);
 
 }  // namespace tunectl::codegen

@@ -25,9 +25,9 @@ struct OptimizedModule {
   std::unique_ptr<llvm::Module> module;
 };
 
-OptimizedModule build_optimized(const lower::LoweredFunc& func) {
+OptimizedModule build_optimized(const lower::LoweredFunc& func, const target::Target& target) {
   OptimizedModule m;
-  m.tm = make_host_target_machine();
+  m.tm = make_target_machine(target);
   m.ctx = std::make_unique<llvm::LLVMContext>();
   m.module = build_module(func, *m.ctx, *m.tm);
   optimize_module(*m.module, *m.tm);
@@ -36,30 +36,30 @@ OptimizedModule build_optimized(const lower::LoweredFunc& func) {
 
 void emit_machine_code(OptimizedModule& m, llvm::raw_pwrite_stream& os, llvm::CodeGenFileType type) {
   llvm::legacy::PassManager pm;
-  internal_check(!m.tm->addPassesToEmitFile(pm, os, nullptr, type), "the host target cannot emit this file type");
+  internal_check(!m.tm->addPassesToEmitFile(pm, os, nullptr, type), "the target cannot emit this file type");
   pm.run(*m.module);
 }
 
 }  // namespace
 
-std::string emit_llvm_ir(const lower::LoweredFunc& func) {
-  OptimizedModule m = build_optimized(func);
+std::string emit_llvm_ir(const lower::LoweredFunc& func, const target::Target& target) {
+  OptimizedModule m = build_optimized(func, target);
   std::string text;
   llvm::raw_string_ostream os(text);
   m.module->print(os, nullptr);
   return os.str();
 }
 
-std::string emit_assembly(const lower::LoweredFunc& func) {
-  OptimizedModule m = build_optimized(func);
+std::string emit_assembly(const lower::LoweredFunc& func, const target::Target& target) {
+  OptimizedModule m = build_optimized(func, target);
   llvm::SmallString<0> text;
   llvm::raw_svector_ostream os(text);
   emit_machine_code(m, os, llvm::CodeGenFileType::AssemblyFile);
   return std::string(text.str());
 }
 
-void emit_object_file(const lower::LoweredFunc& func, const std::string& path) {
-  OptimizedModule m = build_optimized(func);
+void emit_object_file(const lower::LoweredFunc& func, const target::Target& target, const std::string& path) {
+  OptimizedModule m = build_optimized(func, target);
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
   user_check(!ec, "cannot write object file ", path, ": ", ec.message());

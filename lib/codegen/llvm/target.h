@@ -1,10 +1,11 @@
-// Private to lib/codegen/llvm: the host CPU as an LLVM target. Every module
-// tunectl builds is compiled for the machine it runs on (name and features
-// from the host, AVX-512 on the reference machine).
+// Private to lib/codegen/llvm: a target::Target as an LLVM target machine.
+// Every module is compiled for the target's CPU name and -mattr features,
+// never for the host's unless the target is the host.
 #pragma once
 
 #include <memory>
-#include <string>
+
+#include "target/target.h"
 
 namespace llvm {
 class TargetMachine;
@@ -12,17 +13,11 @@ class TargetMachine;
 
 namespace tunectl::codegen {
 
-struct HostTarget {
-  std::string triple;
-  std::string cpu;
-  std::string features;  // "+avx512f,+fma,-..." as LLVM spells them
-};
+// Initializes the native LLVM target once (thread-safe).
+void init_native_target();
 
-// Initializes the native LLVM target once (thread-safe) and describes the host.
-const HostTarget& host_target();
-
-// A new target machine for the host at -O3 (one per compilation: a
-// TargetMachine is not safe to share between threads that emit code).
-std::unique_ptr<llvm::TargetMachine> make_host_target_machine();
+// A new target machine at -O3 (one per compilation: a TargetMachine is not
+// safe to share between threads that emit code).
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const target::Target& target);
 
 }  // namespace tunectl::codegen

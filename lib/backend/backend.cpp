@@ -1,0 +1,30 @@
+#include "backend/backend.h"
+
+#include "backend/llvm_backend.h"
+#include "ir/error.h"
+
+namespace tunectl::backend {
+
+target::Target resolve_target(const std::string& text) {
+  const target::TargetSpec spec = target::parse_target_string(text);
+  switch (spec.kind) {
+    case target::TargetKind::Llvm:
+      return resolve_llvm_target(spec, text);
+  }
+  internal_fail("no backend resolves target kind ", target::to_string(spec.kind));
+}
+
+std::unique_ptr<Backend> make_backend(const target::Target& target) {
+  switch (target.kind) {
+    case target::TargetKind::Llvm:
+      return std::make_unique<LlvmBackend>(target);
+  }
+  internal_fail("no backend for target kind ", target::to_string(target.kind));
+}
+
+std::shared_ptr<const Backend> host_backend() {
+  static const std::shared_ptr<const Backend> host = make_backend(resolve_target("llvm"));
+  return host;
+}
+
+}  // namespace tunectl::backend

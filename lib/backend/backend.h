@@ -1,0 +1,58 @@
+// Backend: where a target plugs in (DESIGN.md "Lowering and code generation").
+// After lowering, every place that compiles (the measurement worker, the
+// kernels folder, the executor, the bench, `tunectl compile`) asks the backend
+// of its target, never a code generator directly, so adding a target means
+// one implementation of this interface and its resolve function below.
+//
+//   lowered function --build-->  runtime::Kernel (runs in this process)
+//                    --write-->  a file in the kernels folder (an object file)
+//                    --emit--->  text for people (LLVM IR, assembly)
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lower/lower.h"
+#include "runtime/kernel.h"
+#include "target/target.h"
+
+namespace tunectl::backend {
+
+class Backend {
+ public:
+  explicit Backend(target::Target target) : target_(std::move(target)) {}
+  virtual ~Backend() = default;
+  const target::Target& target() const { return target_; }
+
+  // Compiles func into a kernel this process can run. InternalError when
+  // code generation fails (the lowered function is valid by construction).
+  virtual std::unique_ptr<runtime::Kernel> build(const lower::LoweredFunc& func) const = 0;
+  // Writes func for the kernels folder to `path` (one exported symbol per
+  // kernel and packing function). UserError when the file cannot be written.
+  virtual void write(const lower::LoweredFunc& func, const std::string& path) const = 0;
+  // The file name suffix write() uses (".o").
+  virtual std::string file_suffix() const = 0;
+  // What emit() can show, and the text of one of them.
+  virtual std::vector<std::string> emit_kinds() const = 0;
+  virtual std::string emit(const lower::LoweredFunc& func, const std::string& kind) const = 0;
+  // UserError naming what this machine lacks to run the target's code
+  // (`what` says what was about to run it: "tune measures", "bench runs").
+  virtual void check_runs_here(const std::string& what) const = 0;
+
+ private:
+  target::Target target_;
+};
+
+// Parses and resolves a target string ("llvm", "llvm -mcpu=x86-64-v3", ...;
+// target.h) with the backend of its kind. UserError for a bad string.
+target::Target resolve_target(const std::string& text);
+
+// The backend of a resolved target.
+std::unique_ptr<Backend> make_backend(const target::Target& target);
+
+// The backend of the host CPU ("llvm"), made once: the default of the
+// executor and the measurer when their caller names no target.
+std::shared_ptr<const Backend> host_backend();
+
+}  // namespace tunectl::backend

@@ -1,0 +1,35 @@
+#include "backend/llvm_backend.h"
+
+#include "codegen/llvm/llvm_codegen.h"
+#include "ir/error.h"
+
+namespace tunectl::backend {
+
+target::Target resolve_llvm_target(const target::TargetSpec& spec, const std::string& text) {
+  return codegen::resolve_cpu_target(spec, text);
+}
+
+std::unique_ptr<runtime::Kernel> LlvmBackend::build(const lower::LoweredFunc& func) const {
+  return std::make_unique<codegen::JitKernel>(codegen::jit_compile(func, target()));
+}
+
+void LlvmBackend::write(const lower::LoweredFunc& func, const std::string& path) const {
+  codegen::emit_object_file(func, target(), path);
+}
+
+std::string LlvmBackend::emit(const lower::LoweredFunc& func, const std::string& kind) const {
+  if (kind == "llvm") return codegen::emit_llvm_ir(func, target());
+  if (kind == "asm") return codegen::emit_assembly(func, target());
+  internal_fail("the llvm backend cannot emit '", kind, "'");
+}
+
+void LlvmBackend::check_runs_here(const std::string& what) const {
+  const std::vector<std::string> missing = codegen::missing_host_features(target());
+  if (missing.empty()) return;
+  std::string names;
+  for (const std::string& f : missing) names += (names.empty() ? "" : ", ") + f;
+  user_fail(what, " code for target '", target().str(), "', but this machine's CPU lacks ", names,
+            " (its own target is '", resolve_target("llvm").str(), "')");
+}
+
+}  // namespace tunectl::backend

@@ -1,0 +1,23 @@
+// Private to lib/backend: the CPU backend, LLVM code generation
+// (lib/codegen/llvm) behind the Backend interface. Kernels are JIT-compiled
+// with ORC to run here and written as relocatable object files.
+#pragma once
+
+#include "backend/backend.h"
+
+namespace tunectl::backend {
+
+target::Target resolve_llvm_target(const target::TargetSpec& spec, const std::string& text);
+
+class LlvmBackend final : public Backend {
+ public:
+  using Backend::Backend;
+  std::unique_ptr<runtime::Kernel> build(const lower::LoweredFunc& func) const override;
+  void write(const lower::LoweredFunc& func, const std::string& path) const override;
+  std::string file_suffix() const override { return ".o"; }
+  std::vector<std::string> emit_kinds() const override { return {"llvm", "asm"}; }
+  std::string emit(const lower::LoweredFunc& func, const std::string& kind) const override;
+  void check_runs_here(const std::string& what) const override;
+};
+
+}  // namespace tunectl::backend

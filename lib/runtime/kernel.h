@@ -1,0 +1,42 @@
+// A compiled kernel that runs in this process, whatever backend built it
+// (backend::Backend::build): the measurement worker, the executor and the
+// checks call kernels only through this interface.
+//
+// Calling convention: one pointer per argument buffer, in LoweredFunc::args
+// order (the DAG's placeholders, then its outputs). A prepacked constant
+// (lower::InputPacking) is passed packed; pack_inputs packs it once.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runtime/ndarray.h"
+
+namespace tunectl::runtime {
+
+// The calling convention of every generated kernel and packing function.
+using KernelFn = void (*)(void* const* args);
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual const std::string& name() const = 0;
+  // args in LoweredFunc::args order (packed inputs packed).
+  virtual void run(void* const* args) const = 0;
+  // The arguments to run the kernel on, from args in LoweredFunc::args order
+  // except that every packed input is still in its placeholder layout: each
+  // of those is packed into a new array appended to `packed`, which takes its
+  // place. Packing is not part of a kernel call: callers pack once, then run
+  // and time the kernel.
+  virtual std::vector<void*> pack_inputs(std::vector<void*> args, std::vector<NDArray>& packed) const = 0;
+  // The arguments pack_inputs replaces (LoweredFunc::packings' `arg`).
+  virtual std::vector<int> packed_args() const = 0;
+
+  // pack_inputs, then one call: for checks, not for timing.
+  void pack_and_run(std::vector<void*> args) const {
+    std::vector<NDArray> packed;
+    run(pack_inputs(std::move(args), packed).data());
+  }
+};
+
+}  // namespace tunectl::runtime

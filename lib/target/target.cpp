@@ -1,0 +1,95 @@
+#include "target/target.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "ir/error.h"
+
+namespace tunectl::target {
+
+const char* to_string(TargetKind kind) {
+  switch (kind) {
+#define TUNECTL_TARGET_KIND_CASE(name, text) \
+  case TargetKind::name:                     \
+    return text;
+    TUNECTL_TARGET_KINDS(TUNECTL_TARGET_KIND_CASE)
+#undef TUNECTL_TARGET_KIND_CASE
+  }
+  return "?";
+}
+
+namespace {
+
+TargetKind kind_from_string(const std::string& text, const std::string& whole) {
+#define TUNECTL_TARGET_KIND_MATCH(name, str) \
+  if (text == str) return TargetKind::name;
+  TUNECTL_TARGET_KINDS(TUNECTL_TARGET_KIND_MATCH)
+#undef TUNECTL_TARGET_KIND_MATCH
+  if (text == "cuda") user_fail("target '", whole, "': the CUDA backend is not built yet (only llvm, the CPU)");
+  user_fail("unknown target '", whole, "' (expected llvm, e.g. \"llvm -mcpu=x86-64-v3\")");
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream in(text);
+  while (std::getline(in, part, sep)) parts.push_back(part);
+  return parts;
+}
+
+int64_t cache_size(int name, int64_t fallback) {
+  long v = sysconf(name);
+  return v > 0 ? v : fallback;
+}
+
+}  // namespace
+
+TargetSpec parse_target_string(const std::string& text) {
+  std::istringstream in(text);
+  std::string word;
+  user_check(static_cast<bool>(in >> word), "empty target (expected llvm, e.g. \"llvm -mcpu=znver4\")");
+  TargetSpec spec;
+  spec.kind = kind_from_string(word, text);
+  while (in >> word) {
+    const size_t eq = word.find('=');
+    const std::string key = word.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "" : word.substr(eq + 1);
+    user_check(!value.empty(), "target '", text, "': '", word, "' needs a value (-mcpu=NAME or -mattr=+a,-b)");
+    if (key == "-mcpu") {
+      user_check(spec.cpu.empty(), "target '", text, "': -mcpu given twice");
+      spec.cpu = value;
+    } else if (key == "-mattr") {
+      for (const std::string& f : split(value, ',')) {
+        user_check(f.size() > 1 && (f[0] == '+' || f[0] == '-'), "target '", text, "': feature '", f,
+                   "' must start with + or - (e.g. -mattr=+avx2,-avx512f)");
+        spec.mattr.push_back(f);
+      }
+    } else {
+      user_fail("target '", text, "': unknown option '", key, "' (llvm takes -mcpu= and -mattr=)");
+    }
+  }
+  return spec;
+}
+
+std::string Target::str() const {
+  std::string s = std::string(to_string(kind)) + " -mcpu=" + cpu;
+  for (size_t i = 0; i < mattr.size(); ++i) s += (i ? "," : " -mattr=") + mattr[i];
+  return s;
+}
+
+bool Target::has_feature(const std::string& feature) const {
+  return std::binary_search(features.begin(), features.end(), feature);
+}
+
+void fill_host_facts(Target& target) {
+  cpu_set_t set;
+  target.cores = sched_getaffinity(0, sizeof(set), &set) == 0 ? std::max(1, CPU_COUNT(&set)) : 1;
+  target.l1d_bytes = cache_size(_SC_LEVEL1_DCACHE_SIZE, target.l1d_bytes);
+  target.l2_bytes = cache_size(_SC_LEVEL2_CACHE_SIZE, target.l2_bytes);
+  target.l3_bytes = cache_size(_SC_LEVEL3_CACHE_SIZE, target.l3_bytes);
+}
+
+}  // namespace tunectl::target

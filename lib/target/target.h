@@ -1,0 +1,71 @@
+// Target: what code is generated for, and the facts about it that schedules
+// depend on. One value, parsed once from a TVM-style string at the command
+// line, reaches every stage (DESIGN.md "Lowering and code generation"): the
+// sketch rules and annotation read its facts, the backend (lib/backend) builds
+// for its CPU and features, and every log record and kernels manifest carries
+// its canonical string, by which best records are looked up.
+//
+// Strings ("llvm" is the host CPU; the CUDA kind comes with the CUDA backend):
+//   llvm                         the host CPU, as the host reports it
+//   llvm -mcpu=znver4            a named LLVM CPU, with that CPU's features
+//   llvm -mcpu=x86-64-v3         (AVX2 and FMA, no AVX-512)
+//   llvm -mattr=+avx2,+fma       the host CPU name with features added or removed
+// parse_target_string checks the syntax only; the backend of the kind resolves
+// the CPU's features (backend::resolve_target), since only LLVM knows them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tunectl::target {
+
+// Every kind of target, in one place (STYLE.md habit 3).
+#define TUNECTL_TARGET_KINDS(X) X(Llvm, "llvm")
+
+enum class TargetKind : uint8_t {
+#define TUNECTL_TARGET_KIND_ENUM(name, text) name,
+  TUNECTL_TARGET_KINDS(TUNECTL_TARGET_KIND_ENUM)
+#undef TUNECTL_TARGET_KIND_ENUM
+};
+const char* to_string(TargetKind kind);
+
+// What a target string says, before the backend resolves it.
+struct TargetSpec {
+  TargetKind kind = TargetKind::Llvm;
+  std::string cpu;                 // "" = the host's
+  std::vector<std::string> mattr;  // "+avx2", "-avx512f", in the order given
+};
+
+// UserError naming the part of `text` it cannot read.
+TargetSpec parse_target_string(const std::string& text);
+
+struct Target {
+  TargetKind kind = TargetKind::Llvm;
+  std::string triple;               // "x86_64-pc-linux-gnu"
+  std::string cpu;                  // LLVM CPU name, never empty once resolved
+  // Features on top of (or removed from) the CPU's own, sorted: the host's
+  // differences from its CPU name's table, or the user's -mattr.
+  std::vector<std::string> mattr;
+  // Every instruction-set feature the generated code may use, sorted
+  // ("avx2", "avx512f", "fma", ...): what a machine must have to run it.
+  std::vector<std::string> features;
+
+  // Facts the search reads. The machine that measures is this one, so the
+  // core count and cache sizes are the host's whatever the CPU name says.
+  int vector_lanes = 4;             // fp32 lanes of the widest vector register
+  int cores = 1;                    // cores available to this process
+  int64_t l1d_bytes = 32 << 10;     // data cache per core
+  int64_t l2_bytes = 1 << 20;       // per core
+  int64_t l3_bytes = 32 << 20;      // shared
+
+  // The canonical string: "llvm -mcpu=znver4" or "llvm -mcpu=x86-64 -mattr=+avx2,+fma".
+  // Logs and manifests store it; two targets are the same when it is.
+  std::string str() const;
+  bool has_feature(const std::string& feature) const;
+};
+
+// Host facts that do not depend on the instruction set (cores, caches).
+void fill_host_facts(Target& target);
+
+}  // namespace tunectl::target
