@@ -40,8 +40,11 @@ void run_replay(const ReplayOptions& o) {
   log::LogContents contents = log::read_log(o.log);
   for (const std::string& w : contents.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
 
-  std::map<std::string, TaskSummary> tasks;  // by workload key
+  const std::string wanted = o.target.empty() ? "" : backend::resolve_target(o.target).str();
+  const std::string target = log::pick_target(contents.records, wanted, o.log);
+  std::map<std::string, TaskSummary> tasks;  // by workload key, the target's records only
   for (const log::Record& r : contents.records) {
+    if (r.task.target != target) continue;
     if (!o.task.empty() && r.task.name != o.task && r.task.workload_key != o.task) continue;
     TaskSummary& t = tasks[r.task.workload_key];
     t.name = r.task.name;
@@ -49,8 +52,6 @@ void run_replay(const ReplayOptions& o) {
   }
   user_check(!tasks.empty(), o.log, ": ", o.task.empty() ? "no records" : "no task named '" + o.task + "'");
 
-  const std::string wanted = o.target.empty() ? "" : backend::resolve_target(o.target).str();
-  const std::string target = log::pick_target(contents.records, wanted, o.log);
   std::unique_ptr<backend::Backend> backend = backend::make_backend(backend::resolve_target(target));
   std::map<std::string, log::Record> best = log::best_records(contents.records, target);
   std::vector<log::Record> records;
