@@ -37,6 +37,7 @@ struct Child {
   Clock::time_point deadline;
   Clock::time_point run_start;
   double build_s = 0;
+  double check_s = 0;
   std::string buffer;                      // bytes received, not yet a full line
   std::optional<log::MeasureResult> done;  // the child's final report
 };
@@ -67,6 +68,7 @@ void handle_line(Child& c, const std::string& line) {
     return;
   }
   c.build_s = j.value("build_s", c.build_s);
+  c.check_s = j.value("check_s", c.check_s);
   if (j["stage"] == "built") {
     c.phase = Phase::Built;
     return;
@@ -148,14 +150,24 @@ std::vector<log::MeasureResult> Measurer::measure(const std::vector<MeasureInput
   std::vector<log::MeasureResult> results(inputs.size());
   for (const auto& in : inputs) internal_check(in.dag != nullptr, "measure: input without a DAG");
   // Evaluated before any fork so that every child inherits the references.
+  const Clock::time_point reference_start = Clock::now();
   for (const auto& in : inputs) reference_for(in.dag);
+  const Clock::time_point start = Clock::now();
+  times_.checking_s += std::chrono::duration<double>(start - reference_start).count();
 
+  double run_wall_s = 0;
   std::vector<Child> active;
   size_t next = 0;
   auto finish = [&](size_t i, log::MeasureResult r) {
     Child& c = active[i];
     close(c.fd);
-    if (c.phase == Phase::Running) r.run_seconds = std::chrono::duration<double>(Clock::now() - c.run_start).count();
+    if (c.phase == Phase::Running) {
+      r.run_seconds = std::chrono::duration<double>(Clock::now() - c.run_start).count();
+      const double check_s = std::min(c.check_s, r.run_seconds);
+      run_wall_s += r.run_seconds;
+      times_.checking_s += check_s;
+      times_.timing_s += r.run_seconds - check_s;
+    }
     r.timestamp = static_cast<int64_t>(std::time(nullptr));
     if (!r.ok()) r.costs.clear();
     results[c.index] = std::move(r);
@@ -236,6 +248,7 @@ std::vector<log::MeasureResult> Measurer::measure(const std::vector<MeasureInput
       }
     }
   }
+  times_.building_s += std::max(0.0, std::chrono::duration<double>(Clock::now() - start).count() - run_wall_s);
   return results;
 }
 

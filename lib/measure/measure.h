@@ -4,7 +4,8 @@
 // log::MeasureResult with costs in seconds, or an error kind and a message.
 //
 // Isolation. Nothing a candidate does can reach the caller: every candidate
-// is built (replay steps -> lower -> the backend), checked and timed in its own
+// is built (replay steps -> lower, unless the input comes lowered -> the
+// backend), checked and timed in its own
 // forked child process, which reports to the parent over a socket and ends
 // with _exit (no atexit handlers, no flushing of the caller's stdio). The
 // parent waits with poll() and a deadline, and kills a child that overruns
@@ -50,6 +51,7 @@
 #include "check/reference_check.h"
 #include "backend/backend.h"
 #include "log/record.h"
+#include "lower/lower.h"
 #include "runtime/ndarray.h"
 #include "schedule/steps.h"
 #include "te/compute_dag.h"
@@ -59,6 +61,10 @@ namespace tunectl::measure {
 struct MeasureInput {
   std::shared_ptr<const te::ComputeDAG> dag;
   std::vector<schedule::Step> steps;
+  // What lowering made of the steps, when the caller has it (the search
+  // lowers every candidate once, search/candidate.h): the worker then builds
+  // it instead of replaying and lowering the steps again.
+  std::shared_ptr<const lower::LoweredFunc> lowered;
   // A candidate whose first (checked) run takes longer than this is not
   // timed further: that run is its one cost. The tuner passes a multiple of
   // the task's best cost, so hopeless candidates cost one run instead of a
@@ -85,6 +91,14 @@ struct MeasureOptions {
   std::function<void(size_t index, const runtime::Kernel& kernel, void* const* args)> run_override;
 };
 
+// Where the wall time of measure() went, summed over its calls. Builds and
+// runs never overlap, so the parts add up to the time spent in measure().
+struct MeasureTimes {
+  double building_s = 0;  // children building (the backend compiling), forks, waits
+  double checking_s = 0;  // reference outputs, each candidate's first run and its comparison
+  double timing_s = 0;    // the timed repeats
+};
+
 class Measurer {
  public:
   explicit Measurer(MeasureOptions options);
@@ -93,6 +107,7 @@ class Measurer {
   std::vector<log::MeasureResult> measure(const std::vector<MeasureInput>& inputs);
 
   const MeasureOptions& options() const { return options_; }
+  const MeasureTimes& times() const { return times_; }
 
   // Inputs (placeholders in DAG order) and reference outputs of one DAG.
   struct Reference {
@@ -105,6 +120,7 @@ class Measurer {
   Reference& reference_for(const std::shared_ptr<const te::ComputeDAG>& dag);
 
   MeasureOptions options_;
+  MeasureTimes times_;
   // Keyed by DAG address; the shared_ptr keeps the key's DAG alive.
   std::map<const te::ComputeDAG*, std::pair<std::shared_ptr<const te::ComputeDAG>, Reference>> references_;
 };

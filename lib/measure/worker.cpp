@@ -8,7 +8,6 @@
 #include <csignal>
 #include <cmath>
 #include <exception>
-#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -43,13 +42,15 @@ void send_message(int fd, const nlohmann::json& message) {
   }
 }
 
-[[noreturn]] void finish(int fd, log::MeasureError error, const std::string& msg, double build_s,
+// check_s: seconds of the checked first run and the comparison.
+[[noreturn]] void finish(int fd, log::MeasureError error, const std::string& msg, double build_s, double check_s = 0,
                          const std::vector<double>& costs = {}) {
   send_message(fd, {{"stage", "done"},
                     {"error", log::to_string(error)},
                     {"msg", msg},
                     {"costs", costs},
-                    {"build_s", build_s}});
+                    {"build_s", build_s},
+                    {"check_s", check_s}});
   _exit(0);
 }
 
@@ -61,12 +62,14 @@ void run_worker(int fd, size_t index, const MeasureInput& input, Measurer::Refer
   reset_signals();
   Clock::time_point t0 = Clock::now();
 
-  std::optional<lower::LoweredFunc> func;
-  try {
-    schedule::State state = schedule::replay(input.dag, input.steps);
-    func = lower::lower(state, "candidate");
-  } catch (const std::exception& e) {
-    finish(fd, log::MeasureError::InstantiationError, e.what(), seconds_since(t0));
+  std::shared_ptr<const lower::LoweredFunc> func = input.lowered;
+  if (!func) {
+    try {
+      func = std::make_shared<const lower::LoweredFunc>(
+          lower::lower(schedule::replay(input.dag, input.steps), "candidate"));
+    } catch (const std::exception& e) {
+      finish(fd, log::MeasureError::InstantiationError, e.what(), seconds_since(t0));
+    }
   }
   std::unique_ptr<runtime::Kernel> kernel;
   try {
@@ -92,6 +95,8 @@ void run_worker(int fd, size_t index, const MeasureInput& input, Measurer::Refer
       kernel->run(args.data());
     }
   };
+  const Clock::time_point run_start = Clock::now();
+  double check_s = 0;
   try {
     // Prepacked constants are packed once, as a model load would: not timed.
     args = kernel->pack_inputs(std::move(args), packed);
@@ -100,10 +105,11 @@ void run_worker(int fd, size_t index, const MeasureInput& input, Measurer::Refer
     const double first_run_s = seconds_since(first_run);
     if (options.check_reference) {
       check::CheckResult r = check::compare_outputs(*input.dag, outputs, reference.expected, options.tolerance);
-      if (!r.ok) finish(fd, log::MeasureError::WrongAnswer, r.message, build_s);
+      if (!r.ok) finish(fd, log::MeasureError::WrongAnswer, r.message, build_s, seconds_since(run_start));
     }
+    check_s = seconds_since(run_start);
     if (input.slow_cutoff_s > 0 && first_run_s > input.slow_cutoff_s) {
-      finish(fd, log::MeasureError::None, "", build_s, {first_run_s});
+      finish(fd, log::MeasureError::None, "", build_s, check_s, {first_run_s});
     }
     runtime::TimingOptions timing_options;
     timing_options.repeats = options.repeats;
@@ -111,11 +117,11 @@ void run_worker(int fd, size_t index, const MeasureInput& input, Measurer::Refer
     timing_options.flush_cache = options.flush_cache;
     runtime::Timing timing = runtime::time_function(run, timing_options);
     for (double c : timing.seconds_per_call) {
-      if (!std::isfinite(c) || c < 0) finish(fd, log::MeasureError::RuntimeError, "non-finite timing", build_s);
+      if (!std::isfinite(c) || c < 0) finish(fd, log::MeasureError::RuntimeError, "non-finite timing", build_s, check_s);
     }
-    finish(fd, log::MeasureError::None, "", build_s, timing.seconds_per_call);
+    finish(fd, log::MeasureError::None, "", build_s, check_s, timing.seconds_per_call);
   } catch (const std::exception& e) {
-    finish(fd, log::MeasureError::RuntimeError, e.what(), build_s);
+    finish(fd, log::MeasureError::RuntimeError, e.what(), build_s, check_s);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "schedule/state.h"
 
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include "ir/error.h"
@@ -89,22 +91,39 @@ void dispatch(State& s, const Step& step) {
 
 void State::apply(const Step& step) {
   int stage = std::visit([](const auto& st) { return st.stage; }, step);
-  // Work on a copy so that a rejected step leaves this state untouched (the
-  // random generator and the search rely on that).
-  State next = *this;
+  const bool in_range = stage >= 0 && stage < static_cast<int>(stages.size());
+  // A rejected step must leave the state as it was (the random generator
+  // and the search rely on that). Steps edit in place, so keep only what
+  // this one may change: steps that insert stages may touch every stage;
+  // the others change their own stage and where other stages are attached.
+  const bool inserts_stages = std::holds_alternative<CacheReadStep>(step) ||
+                              std::holds_alternative<CacheWriteStep>(step) || std::holds_alternative<RfactorStep>(step);
+  std::vector<Stage> saved_stages;
+  std::optional<Stage> saved_stage;
+  std::vector<Attach> saved_attaches;
+  if (in_range && inserts_stages) {
+    saved_stages = stages;
+  } else if (in_range) {
+    saved_stage = stages[stage];
+    for (const Stage& s : stages) saved_attaches.push_back(s.attach);
+  }
   try {
-    if (stage < 0 || stage >= static_cast<int>(stages.size()))
-      user_fail("stage index ", stage, " is out of range (", stages.size(), " stages)");
-    dispatch(next, step);
-    detail::validate_attachments(next);
+    if (!in_range) user_fail("stage index ", stage, " is out of range (", stages.size(), " stages)");
+    dispatch(*this, step);
+    detail::validate_attachments(*this);
   } catch (const UserError& e) {
-    std::string where = stage >= 0 && stage < static_cast<int>(stages.size())
-                            ? " on stage " + std::to_string(stage) + " (" + stages[stage].op->name + ")"
-                            : "";
+    if (inserts_stages) {
+      stages = std::move(saved_stages);
+    } else if (saved_stage) {
+      internal_check(stages.size() == saved_attaches.size(), "step ", step_to_json(step).dump(),
+                     " changed the number of stages");
+      stages[stage] = std::move(*saved_stage);
+      for (size_t i = 0; i < stages.size(); ++i) stages[i].attach = saved_attaches[i];
+    }
+    std::string where = in_range ? " on stage " + std::to_string(stage) + " (" + stages[stage].op->name + ")" : "";
     user_fail("schedule step ", step_to_json(step).dump(), where, ": ", e.what());
   }
-  next.history.push_back(step);
-  *this = std::move(next);
+  history.push_back(step);
 }
 
 State replay(std::shared_ptr<const te::ComputeDAG> dag, const std::vector<Step>& steps) {

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "schedule/state.h"
+#include "search/candidate.h"
 #include "search/search_params.h"
 
 namespace tunectl::search {
@@ -37,14 +38,17 @@ std::vector<schedule::State> generate_sketches(std::shared_ptr<const te::Compute
 
 // A complete state from a sketch: random tile sizes for its placeholder
 // splits, parallel outer loops, vectorized innermost loops, an auto-unroll
-// pragma. Every state returned is valid (it lowers and computes the DAG);
-// nullopt when params.max_retries draws all failed to apply.
-std::optional<schedule::State> annotate_randomly(const schedule::State& sketch, std::mt19937_64& rng,
-                                                 const SearchParams& params = {});
+// pragma. Every state returned is valid (it lowers and computes the DAG)
+// and comes lowered (candidate.h; the seconds lowering took are added to
+// *lowering_seconds when given); nullopt when params.max_retries draws all
+// failed to apply or to lower.
+std::optional<Candidate> annotate_randomly(const schedule::State& sketch, std::mt19937_64& rng,
+                                           const SearchParams& params = {}, double* lowering_seconds = nullptr);
 
-// n annotated states, each from a sketch picked uniformly at random (fewer
-// when annotation keeps failing).
-std::vector<schedule::State> sample_initial_population(const std::vector<schedule::State>& sketches, int n,
-                                                       std::mt19937_64& rng, const SearchParams& params = {});
+// n annotated candidates, each from a sketch picked uniformly at random
+// (fewer when annotation keeps failing).
+std::vector<Candidate> sample_initial_population(const std::vector<schedule::State>& sketches, int n,
+                                                 std::mt19937_64& rng, const SearchParams& params = {},
+                                                 double* lowering_seconds = nullptr);
 
 }  // namespace tunectl::search

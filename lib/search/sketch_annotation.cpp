@@ -7,7 +7,6 @@
 #include <map>
 
 #include "ir/error.h"
-#include "lower/lower.h"
 #include "search/sketch.h"
 
 namespace tunectl::search {
@@ -145,52 +144,57 @@ void fill_stage_splits(std::vector<schedule::Step>& history, const std::vector<s
   }
 }
 
-State annotate_once(const State& sketch, std::mt19937_64& rng, const SearchParams& params) {
+// A complete state drawn from sketch, or nullopt when a step of the draw
+// does not apply.
+std::optional<State> draw_annotation(const State& sketch, std::mt19937_64& rng, const SearchParams& params) {
   std::vector<schedule::Step> history = sketch.history;
   std::map<int, std::vector<size_t>> splits_by_stage;
   for (size_t h = 0; h < history.size(); ++h)
     if (auto* split = std::get_if<schedule::SplitStep>(&history[h])) splits_by_stage[split->stage].push_back(h);
   for (const auto& [stage, splits] : splits_by_stage) fill_stage_splits(history, splits, rng, params);
-  State s = schedule::replay(sketch.dag, history);
-
-  const int64_t bound = int64_t{params.parallel_chunks_per_core} * std::max(1, params.cores);
-  for (int i = 0; i < static_cast<int>(s.stages.size()); ++i) {
-    if (!active(s.stages[i])) continue;
-    vectorize(s, i, rng, params);
-    if (s.stages[i].attach.kind == schedule::AttachKind::Root) parallelize(s, i, rng, bound);
-    const std::vector<int>& configs = params.auto_unroll_configs;
-    if (!configs.empty()) {
-      int n = configs[pick(rng, configs.size())];
-      if (n > 0) s.apply(schedule::PragmaStep{i, 0, "auto_unroll_max_step$" + std::to_string(n)});
+  try {
+    State s = schedule::replay(sketch.dag, history);
+    const int64_t bound = int64_t{params.parallel_chunks_per_core} * std::max(1, params.cores);
+    for (int i = 0; i < static_cast<int>(s.stages.size()); ++i) {
+      if (!active(s.stages[i])) continue;
+      vectorize(s, i, rng, params);
+      if (s.stages[i].attach.kind == schedule::AttachKind::Root) parallelize(s, i, rng, bound);
+      const std::vector<int>& configs = params.auto_unroll_configs;
+      if (!configs.empty()) {
+        int n = configs[pick(rng, configs.size())];
+        if (n > 0) s.apply(schedule::PragmaStep{i, 0, "auto_unroll_max_step$" + std::to_string(n)});
+      }
     }
+    return s;
+  } catch (const UserError&) {
+    // A draw the schedule rejects (e.g. a non-dividing tile under a
+    // compute_at point).
+    return std::nullopt;
   }
-  // Steps apply one by one; lowering also checks what only the whole state
-  // shows (bound inference across attach points).
-  lower::lower(s, "annotate_check");
-  return s;
 }
 
 }  // namespace
 
-std::optional<State> annotate_randomly(const State& sketch, std::mt19937_64& rng, const SearchParams& params) {
+std::optional<Candidate> annotate_randomly(const State& sketch, std::mt19937_64& rng, const SearchParams& params,
+                                           double* lowering_seconds) {
   for (int attempt = 0; attempt < std::max(1, params.max_retries); ++attempt) {
-    try {
-      return annotate_once(sketch, rng, params);
-    } catch (const UserError&) {
-      // A draw the schedule rejects (e.g. a non-dividing tile under a
-      // compute_at point): draw again.
-    }
+    std::optional<State> s = draw_annotation(sketch, rng, params);
+    if (!s) continue;
+    // Steps apply one by one; lowering also checks what only the whole state
+    // shows (bound inference across attach points), and its result is kept.
+    Candidate c{std::move(*s), nullptr};
+    if (lower_candidate(c, lowering_seconds).func) return c;
   }
   return std::nullopt;
 }
 
-std::vector<State> sample_initial_population(const std::vector<State>& sketches, int n, std::mt19937_64& rng,
-                                             const SearchParams& params) {
-  std::vector<State> out;
+std::vector<Candidate> sample_initial_population(const std::vector<State>& sketches, int n, std::mt19937_64& rng,
+                                                 const SearchParams& params, double* lowering_seconds) {
+  std::vector<Candidate> out;
   if (sketches.empty()) return out;
   for (int k = 0; k < n; ++k) {
-    std::optional<State> s = annotate_randomly(sketches[pick(rng, sketches.size())], rng, params);
-    if (s) out.push_back(std::move(*s));
+    std::optional<Candidate> c = annotate_randomly(sketches[pick(rng, sketches.size())], rng, params, lowering_seconds);
+    if (c) out.push_back(std::move(*c));
   }
   return out;
 }

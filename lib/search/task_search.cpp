@@ -1,8 +1,8 @@
 // TaskSearch (task_search.h): the evolutionary search of one task. Each
-// next_batch scores states with the cost model (lower + extract_features per
-// distinct state, cached by the state's step JSON for the call), evolves the
-// population, and returns the best-scored distinct unmeasured states plus an
-// eps_greedy share of fresh random samples.
+// next_batch scores candidates with the cost model (each lowered and
+// featurized once, candidate.h; scores cached by the state's step JSON for
+// the call), evolves the population, and returns the best-scored distinct
+// unmeasured candidates plus an eps_greedy share of fresh random samples.
 #include "search/task_search.h"
 
 #include <algorithm>
@@ -13,8 +13,6 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/error.h"
-#include "lower/lower.h"
-#include "search/features.h"
 #include "search/mutation.h"
 #include "search/sketch.h"
 
@@ -24,24 +22,31 @@ namespace {
 
 std::string state_key(const schedule::State& s) { return schedule::steps_to_json(s.history).dump(); }
 
-// Every state scored during one next_batch, by key, in first-seen order (so
-// ties break the same way on every run).
+// Every candidate scored during one next_batch, by key, in first-seen order
+// (so ties break the same way on every run).
 class ScoreTable {
  public:
-  ScoreTable(CostModel& model, int task_id) : model_(model), task_id_(task_id) {}
+  ScoreTable(CostModel& model, int task_id, double& lowering_seconds)
+      : model_(model), task_id_(task_id), lowering_seconds_(lowering_seconds) {}
 
-  // Scores of states (featurizing and predicting only the ones not seen).
-  std::vector<double> score(const std::vector<schedule::State>& states) {
+  // Scores of candidates (lowering, featurizing and predicting only the ones
+  // not seen). Candidates seen before get the lowering already made.
+  std::vector<double> score(std::vector<Candidate>& candidates) {
     std::vector<std::string> keys;
     std::vector<ProgramFeatures> fresh;
     std::vector<size_t> fresh_entries;
-    for (const auto& s : states) {
-      keys.push_back(state_key(s));
-      if (index_.count(keys.back()) != 0) continue;
+    for (Candidate& c : candidates) {
+      keys.push_back(state_key(c.state));
+      auto seen = index_.find(keys.back());
+      if (seen != index_.end()) {
+        if (!c.lowering) c.lowering = entries_[seen->second].candidate.lowering;
+        continue;
+      }
+      lower_candidate(c, &lowering_seconds_);
       index_.emplace(keys.back(), entries_.size());
       fresh_entries.push_back(entries_.size());
-      entries_.push_back({keys.back(), s, 0.0});
-      fresh.push_back(program_features(s, task_id_));
+      entries_.push_back({keys.back(), c, 0.0});
+      fresh.push_back(candidate_features(c, task_id_));
     }
     if (!fresh.empty()) {
       std::vector<double> scores = model_.predict(fresh);
@@ -56,13 +61,15 @@ class ScoreTable {
 
   struct Entry {
     std::string key;
-    schedule::State state;
+    Candidate candidate;
     double score;
   };
-  // All scored states, best first (stable: first seen wins a tie).
+  // All scored candidates that lowered, best first (stable: first seen wins
+  // a tie).
   std::vector<const Entry*> ranked() const {
     std::vector<const Entry*> out;
-    for (const auto& e : entries_) out.push_back(&e);
+    for (const auto& e : entries_)
+      if (e.candidate.lowering->func) out.push_back(&e);
     std::stable_sort(out.begin(), out.end(), [](const Entry* a, const Entry* b) { return a->score > b->score; });
     return out;
   }
@@ -70,6 +77,7 @@ class ScoreTable {
  private:
   CostModel& model_;
   int task_id_;
+  double& lowering_seconds_;
   std::vector<Entry> entries_;
   std::map<std::string, size_t> index_;
 };
@@ -93,14 +101,9 @@ std::vector<int> select_parents(const std::vector<double>& scores, int n, std::m
 }  // namespace
 
 ProgramFeatures program_features(const schedule::State& state, int task_id) {
-  ProgramFeatures f;
-  f.task_id = task_id;
-  try {
-    f.rows = extract_features(lower::lower(state, "kernel"));
-  } catch (const UserError&) {
-    // Not a program: no rows, so it scores 0 and is never preferred.
-  }
-  return f;
+  Candidate c{state, nullptr};
+  lower_candidate(c);
+  return candidate_features(c, task_id);
 }
 
 TaskSearch::TaskSearch(std::shared_ptr<const te::ComputeDAG> dag, int task_id, SearchParams params, uint64_t seed)
@@ -108,59 +111,62 @@ TaskSearch::TaskSearch(std::shared_ptr<const te::ComputeDAG> dag, int task_id, S
   sketches_ = generate_sketches(dag_, params_);
 }
 
-std::vector<schedule::State> TaskSearch::next_batch(
-    int n, CostModel& model, const std::function<bool(const schedule::State&)>& already_measured) {
-  ScoreTable table(model, task_id_);
-  std::vector<schedule::State> population;
-  for (const auto& [cost, s] : best_measured_) population.push_back(s);
+std::vector<Candidate> TaskSearch::next_batch(int n, CostModel& model,
+                                              const std::function<bool(const schedule::State&)>& already_measured) {
+  ScoreTable table(model, task_id_, lowering_seconds_);
+  std::vector<Candidate> population;
+  for (const auto& [cost, c] : best_measured_) population.push_back(c);
   int fresh = std::max(0, params_.population - static_cast<int>(population.size()));
-  for (auto& s : sample_initial_population(sketches_, fresh, rng_, params_)) population.push_back(std::move(s));
+  for (auto& c : sample_initial_population(sketches_, fresh, rng_, params_, &lowering_seconds_))
+    population.push_back(std::move(c));
 
   for (int g = 0; g < params_.generations && !population.empty(); ++g) {
     std::vector<double> scores = table.score(population);
-    std::vector<schedule::State> children;
+    std::vector<Candidate> children;
     std::bernoulli_distribution mutate_coin(params_.mutation_prob);
     for (int p : select_parents(scores, params_.population, rng_)) {
       std::optional<schedule::State> child;
-      if (mutate_coin(rng_)) child = mutate(population[p], rng_, params_);
-      children.push_back(child ? std::move(*child) : population[p]);
+      if (mutate_coin(rng_)) child = mutate(population[p].state, rng_, params_);
+      children.push_back(child ? Candidate{std::move(*child), nullptr} : population[p]);
     }
     population = std::move(children);
   }
   table.score(population);
 
-  // The best-scored states first, leaving the eps_greedy share to random samples.
-  std::vector<schedule::State> batch;
+  // The best-scored candidates first, leaving the eps_greedy share to random
+  // samples.
+  std::vector<Candidate> batch;
   std::set<std::string> taken;
-  auto take = [&](const schedule::State& s, const std::string& key) {
-    if (static_cast<int>(batch.size()) >= n || taken.count(key) != 0 || already_measured(s)) return;
+  auto take = [&](const Candidate& c, const std::string& key) {
+    if (static_cast<int>(batch.size()) >= n || taken.count(key) != 0 || already_measured(c.state)) return;
     taken.insert(key);
-    batch.push_back(s);
+    batch.push_back(c);
   };
   int num_random = static_cast<int>(std::lround(params_.eps_greedy * n));
   std::vector<const ScoreTable::Entry*> ranked = table.ranked();
   for (const auto* e : ranked) {
     if (static_cast<int>(batch.size()) >= n - num_random) break;
-    take(e->state, e->key);
+    take(e->candidate, e->key);
   }
-  for (const auto& s : sample_initial_population(sketches_, num_random, rng_, params_)) take(s, state_key(s));
+  for (const auto& c : sample_initial_population(sketches_, num_random, rng_, params_, &lowering_seconds_))
+    take(c, state_key(c.state));
   // Random samples that collided: fill from the ranking.
-  for (const auto* e : ranked) take(e->state, e->key);
+  for (const auto* e : ranked) take(e->candidate, e->key);
   return batch;
 }
 
-void TaskSearch::add_measured(const schedule::State& state, double cost_seconds) {
+void TaskSearch::add_measured(const Candidate& candidate, double cost_seconds) {
   if (!std::isfinite(cost_seconds)) return;
-  std::string key = state_key(state);
+  std::string key = state_key(candidate.state);
   for (auto it = best_measured_.begin(); it != best_measured_.end(); ++it) {
-    if (state_key(it->second) != key) continue;
+    if (state_key(it->second.state) != key) continue;
     if (it->first <= cost_seconds) return;
     best_measured_.erase(it);
     break;
   }
   auto pos = std::upper_bound(best_measured_.begin(), best_measured_.end(), cost_seconds,
                               [](double c, const auto& entry) { return c < entry.first; });
-  best_measured_.insert(pos, {cost_seconds, state});
+  best_measured_.insert(pos, {cost_seconds, candidate});
   if (static_cast<int>(best_measured_.size()) > params_.num_measured_seeds)
     best_measured_.erase(best_measured_.begin() + params_.num_measured_seeds, best_measured_.end());
 }

@@ -15,12 +15,13 @@
 #include <vector>
 
 #include "schedule/state.h"
+#include "search/candidate.h"
 #include "search/cost_model.h"
 #include "search/search_params.h"
 
 namespace tunectl::search {
 
-// The cost model's view of a program: lower + extract_features. A state that
+// The cost model's view of a state: lower + extract_features. A state that
 // fails to lower gets no rows (predicts as 0).
 ProgramFeatures program_features(const schedule::State& state, int task_id);
 
@@ -28,13 +29,18 @@ class TaskSearch {
  public:
   TaskSearch(std::shared_ptr<const te::ComputeDAG> dag, int task_id, SearchParams params = {}, uint64_t seed = 0);
 
-  // Up to n distinct states for which already_measured(state) is false,
-  // ordered best-predicted first (fewer only when the search space runs dry).
-  std::vector<schedule::State> next_batch(int n, CostModel& model,
-                                          const std::function<bool(const schedule::State&)>& already_measured);
+  // Up to n distinct candidates, lowered, whose states already_measured
+  // rejects, ordered best-predicted first (fewer only when the search space
+  // runs dry).
+  std::vector<Candidate> next_batch(int n, CostModel& model,
+                                    const std::function<bool(const schedule::State&)>& already_measured);
   // A measured program of this task and its median cost in seconds (+inf for
-  // an error); the best ones seed later generations.
-  void add_measured(const schedule::State& state, double cost_seconds);
+  // an error); the best ones seed later generations. A candidate not yet
+  // lowered (one read from a log) is lowered when it is first scored.
+  void add_measured(const Candidate& candidate, double cost_seconds);
+
+  // Seconds spent in lower() by this search so far.
+  double lowering_seconds() const { return lowering_seconds_; }
 
   const std::vector<schedule::State>& sketches() const { return sketches_; }
   int task_id() const { return task_id_; }
@@ -45,8 +51,10 @@ class TaskSearch {
   SearchParams params_;
   std::mt19937_64 rng_;
   std::vector<schedule::State> sketches_;
-  // Valid measured states, best (lowest cost) first, at most num_measured_seeds.
-  std::vector<std::pair<double, schedule::State>> best_measured_;
+  // Valid measured candidates, best (lowest cost) first, at most
+  // num_measured_seeds.
+  std::vector<std::pair<double, Candidate>> best_measured_;
+  double lowering_seconds_ = 0;
 };
 
 }  // namespace tunectl::search

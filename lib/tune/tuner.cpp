@@ -28,6 +28,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
 void check_options(const std::vector<tasks::Task>& tasks, const TuneOptions& o) {
   user_check(!tasks.empty(), "tune: no tasks to tune");
   user_check(!o.log_path.empty(), "tune: a log file is required");
@@ -78,7 +80,7 @@ class Tuner {
   // the task exhausted.
   void tune_round(int t);
   std::string stop_reason() const;
-  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  double elapsed() const { return seconds_since(start_); }
   void show_progress(int t, bool end_of_round);
 
   const std::vector<tasks::Task>& tasks_;
@@ -110,7 +112,7 @@ void Tuner::resume() {
   summary_.resumed_trials = state.trials;
   for (size_t t = 0; t < tasks_.size(); ++t) {
     ResumedTask& rt = state.tasks[t];
-    for (auto& [s, cost] : rt.measured) runs_[t].search.add_measured(s, cost);
+    for (auto& [s, cost] : rt.measured) runs_[t].search.add_measured({std::move(s), nullptr}, cost);
     runs_[t].best_cost = rt.best_cost;
     summary_.tasks[t].trials = rt.trials;
     summary_.tasks[t].errors = rt.errors;
@@ -152,8 +154,13 @@ void Tuner::tune_round(int t) {
   TaskRun& run = runs_[t];
   const std::string& key = tasks_[t].workload_key;
   const int n = std::min(o_.measures_per_round, o_.trials - summary_.new_trials);
-  std::vector<schedule::State> batch = run.search.next_batch(
+  const Clock::time_point search_start = Clock::now();
+  const double lowering_before = run.search.lowering_seconds();
+  std::vector<search::Candidate> batch = run.search.next_batch(
       n, *model_, [&](const schedule::State& s) { return measured_.count(log::program_key(key, s.history)) > 0; });
+  const double lowering_s = run.search.lowering_seconds() - lowering_before;
+  summary_.time.lowering_s += lowering_s;
+  summary_.time.search_s += seconds_since(search_start) - lowering_s;
   if (batch.empty()) {
     // The search space ran dry: the round changed nothing.
     run.exhausted = true;
@@ -171,16 +178,17 @@ void Tuner::tune_round(int t) {
     const size_t end = std::min(batch.size(), begin + chunk);
     std::vector<measure::MeasureInput> inputs;
     const double cutoff = std::isfinite(run.best_cost) ? o_.slow_cutoff_factor * run.best_cost : 0;
-    for (size_t i = begin; i < end; ++i) inputs.push_back({tasks_[t].dag, batch[i].history, cutoff});
+    for (size_t i = begin; i < end; ++i)
+      inputs.push_back({tasks_[t].dag, batch[i].state.history, batch[i].lowering->func, cutoff});
     std::vector<log::MeasureResult> results = measurer_->measure(inputs);
     for (size_t i = begin; i < end; ++i) {
       log::MeasureResult& r = results[i - begin];
       const double cost = r.median_cost();
-      writer_->append({run.info, batch[i].history, r});
-      measured_.insert(log::program_key(key, batch[i].history));
+      writer_->append({run.info, batch[i].state.history, r});
+      measured_.insert(log::program_key(key, batch[i].state.history));
       run.search.add_measured(batch[i], cost);
       run.best_cost = std::min(run.best_cost, cost);
-      features.push_back(search::program_features(batch[i], t));
+      features.push_back(search::candidate_features(batch[i], t));
       throughputs.push_back(r.ok() && cost > 0 ? tasks_[t].flops / cost : 0.0);
       ++summary_.new_trials;
       ++summary_.tasks[t].trials;
@@ -189,7 +197,11 @@ void Tuner::tune_round(int t) {
     show_progress(t, false);
   }
   // Retraining is the slow part of a round; an interrupted run skips it.
-  if (!features.empty() && !guard_->interrupted()) model_->update(features, throughputs);
+  if (!features.empty() && !guard_->interrupted()) {
+    const Clock::time_point training_start = Clock::now();
+    model_->update(features, throughputs);
+    summary_.time.training_s += seconds_since(training_start);
+  }
   scheduler_.report_round(t, run.best_cost);
 }
 
@@ -248,6 +260,13 @@ TuneSummary Tuner::run() {
   summary_.interrupted = guard.interrupted();
   if (summary_.interrupted) summary_.stop_reason = "interrupted";
   summary_.wall_seconds = elapsed();
+  const measure::MeasureTimes& measured = measurer_->times();
+  TimeSplit& time = summary_.time;
+  time.compiling_s = measured.building_s;
+  time.checking_s = measured.checking_s;
+  time.timing_s = measured.timing_s;
+  time.other_s = std::max(0.0, summary_.wall_seconds - time.search_s - time.lowering_s - time.compiling_s -
+                                   time.checking_s - time.timing_s - time.training_s);
   for (size_t t = 0; t < tasks_.size(); ++t) {
     TaskSummary& ts = summary_.tasks[t];
     ts.rounds = scheduler_.rounds(static_cast<int>(t));

@@ -63,11 +63,23 @@ struct TaskSummary {
   std::string status;       // tasks::to_string(TaskStatus), or "exhausted" (search space ran dry)
 };
 
+// Where the wall time of a tuning run went.
+struct TimeSplit {
+  double search_s = 0;     // sampling, mutation, features and cost-model predictions
+  double lowering_s = 0;   // lower() of each candidate (once each)
+  double compiling_s = 0;  // the backend building candidates (measure::MeasureTimes::building_s)
+  double checking_s = 0;   // reference outputs and each candidate's checked first run
+  double timing_s = 0;     // timed repeats
+  double training_s = 0;   // cost-model updates
+  double other_s = 0;      // the rest: reading the log and training on it, writing records
+};
+
 struct TuneSummary {
   std::vector<TaskSummary> tasks;
   int new_trials = 0;       // measured in this run
   int resumed_trials = 0;   // read from the log
   double wall_seconds = 0;
+  TimeSplit time;           // of this run's wall_seconds
   bool interrupted = false; // ended by SIGINT/SIGTERM
   std::string stop_reason;  // "trial budget", "time budget", "all tasks done", "interrupted"
   std::vector<std::string> warnings;  // log repairs and skipped records (also printed to stderr)
@@ -82,7 +94,8 @@ struct TuneSummary {
 TuneSummary tune(const std::vector<tasks::Task>& tasks, const TuneOptions& options);
 
 // The closing table: one row per task (name, weight, trials, errors, best ms,
-// GFLOP/s, share of the estimated latency, status) and a totals line.
+// GFLOP/s, share of the estimated latency, status), a totals line and where
+// the wall time went (TimeSplit).
 std::string summary_table(const TuneSummary& summary);
 
 }  // namespace tunectl::tune

@@ -4,6 +4,7 @@
 // batch, still measure normally in this (surviving) process.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -77,7 +78,7 @@ TEST_CASE("a candidate slower than its cutoff is timed by its first run alone", 
   auto dag = matmul_dag();
   measure::Measurer measurer(fast_options());
   // A cutoff no run can beat, and one no run can exceed.
-  auto results = measurer.measure({{dag, {}, 1e-12}, {dag, {}, 1e3}});
+  auto results = measurer.measure({{dag, {}, nullptr, 1e-12}, {dag, {}, nullptr, 1e3}});
   REQUIRE(results.size() == 2);
   REQUIRE(results[0].ok());
   CHECK(results[0].costs.size() == 1);
@@ -96,6 +97,34 @@ TEST_CASE("a step that does not fit the state is an instantiation error", "[cpu]
   CHECK_FALSE(results[0].error_message.empty());
   require_error(results[1], MeasureError::InstantiationError, "");
   require_good(results[2]);
+}
+
+TEST_CASE("a candidate that comes lowered is built from that lowering", "[cpu]") {
+  auto dag = matmul_dag();
+  measure::Measurer measurer(fast_options());
+  // Steps that do not replay, next to the lowering of a valid state: only a
+  // worker that builds the given lowering (and never replays) measures it.
+  std::vector<schedule::Step> bad = {schedule::SplitStep{compute_stage(dag), 0, 33, {8}, true}};
+  auto lowered = std::make_shared<const lower::LoweredFunc>(
+      lower::lower(schedule::replay(dag, tiled_steps(dag)), "kernel"));
+  auto results = measurer.measure({{dag, bad, lowered}, {dag, bad}});
+  require_good(results[0]);
+  require_error(results[1], MeasureError::InstantiationError, "");
+}
+
+TEST_CASE("measure's wall time splits into building, checking and timing", "[cpu]") {
+  auto dag = matmul_dag();
+  measure::Measurer measurer(fast_options());
+  const auto start = std::chrono::steady_clock::now();
+  auto results = measurer.measure({{dag, {}}, {dag, tiled_steps(dag)}});
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  require_good(results[0]);
+  const measure::MeasureTimes& t = measurer.times();
+  CHECK(t.building_s > 0);
+  CHECK(t.checking_s > 0);
+  CHECK(t.timing_s > 0);
+  CHECK(t.building_s + t.checking_s + t.timing_s <= wall);
+  CHECK(t.building_s + t.checking_s + t.timing_s > 0.5 * wall);
 }
 
 TEST_CASE("a build over the time limit is a build timeout", "[cpu]") {

@@ -45,7 +45,7 @@ std::vector<schedule::State> sample_states(std::shared_ptr<const te::ComputeDAG>
   auto add = [&](schedule::State s) {
     if (keys.insert(schedule::steps_to_json(s.history).dump()).second) states.push_back(std::move(s));
   };
-  for (auto& s : search::sample_initial_population(sketches, n / 2, rng)) add(std::move(s));
+  for (auto& c : search::sample_initial_population(sketches, n / 2, rng)) add(std::move(c.state));
   for (size_t i = 0; i < states.size() && static_cast<int>(states.size()) < n; ++i)
     if (auto m = search::mutate(states[i], rng)) add(std::move(*m));
   return states;

@@ -14,7 +14,6 @@
 #include "graph/import.h"
 #include "graph/partition.h"
 #include "graph/passes.h"
-#include "lower/lower.h"
 #include "ops/registry.h"
 #include "runtime/timer.h"
 #include "search/sketch.h"
@@ -37,9 +36,10 @@ void check_dag(const std::shared_ptr<const te::ComputeDAG>& dag, int samples, ui
     INFO("sketch " << k);
     test::check_computes_reference(*dag, sketches[k], seed);
     for (int i = 0; i < samples; ++i) {
-      std::optional<State> s = search::annotate_randomly(sketches[k], rng);
-      REQUIRE(s.has_value());
-      test::check_computes_reference(*dag, *s, seed + i);
+      std::optional<search::Candidate> c = search::annotate_randomly(sketches[k], rng);
+      REQUIRE(c.has_value());
+      REQUIRE(c->lowering->func != nullptr);
+      test::check_computes_reference(*dag, c->state, seed + i);
     }
   }
 }
@@ -104,16 +104,16 @@ TEST_CASE("sketch generation and sampling are deterministic", "[sketch][unit]") 
     REQUIRE(a.size() == b.size());
     for (size_t k = 0; k < a.size(); ++k) CHECK(schedule::states_equal(a[k], b[k]));
     std::mt19937_64 r1(7), r2(7), r3(8);
-    std::vector<State> p1 = search::sample_initial_population(a, 12, r1);
-    std::vector<State> p2 = search::sample_initial_population(a, 12, r2);
-    std::vector<State> p3 = search::sample_initial_population(a, 12, r3);
+    std::vector<search::Candidate> p1 = search::sample_initial_population(a, 12, r1);
+    std::vector<search::Candidate> p2 = search::sample_initial_population(a, 12, r2);
+    std::vector<search::Candidate> p3 = search::sample_initial_population(a, 12, r3);
     REQUIRE(p1.size() == 12);
     REQUIRE(p1.size() == p2.size());
-    for (size_t k = 0; k < p1.size(); ++k) CHECK(schedule::states_equal(p1[k], p2[k]));
+    for (size_t k = 0; k < p1.size(); ++k) CHECK(schedule::states_equal(p1[k].state, p2[k].state));
     // Another seed draws other states (not a constant sampler).
     std::set<std::string> s1, s3;
-    for (const State& s : p1) s1.insert(schedule::steps_to_json(s.history).dump());
-    for (const State& s : p3) s3.insert(schedule::steps_to_json(s.history).dump());
+    for (const search::Candidate& c : p1) s1.insert(schedule::steps_to_json(c.state.history).dump());
+    for (const search::Candidate& c : p3) s3.insert(schedule::steps_to_json(c.state.history).dump());
     CHECK(s1 != s3);
     CHECK(s1.size() > 1);
   }
@@ -182,9 +182,10 @@ TEST_CASE("annotation draws aligned vector tiles, bounded register tiles and two
   p.register_tile_prob = 1;
   p.two_level_tile_prob = 1;
   std::mt19937_64 rng(11);
-  std::vector<State> states = search::sample_initial_population(search::generate_sketches(dag, p), 40, rng, p);
+  std::vector<search::Candidate> states = search::sample_initial_population(search::generate_sketches(dag, p), 40, rng, p);
   REQUIRE(states.size() == 40);
-  for (const State& s : states) {
+  for (const search::Candidate& c : states) {
+    const State& s = c.state;
     INFO(schedule::steps_to_json(s.history).dump());
     // The tiled stage's spatial splits (3 lengths), in history order: the
     // first one is the last axis, whose innermost tile is the vector loop.
@@ -231,7 +232,7 @@ TEST_CASE("matmul 512^3 sketches and annotated samples' speed range (printed)", 
   std::vector<State> sketches = search::generate_sketches(dag);
   for (const State& s : sketches) std::printf("sketch: %s\n", schedule::steps_to_json(s.history).dump().c_str());
   std::mt19937_64 rng(3);
-  std::vector<State> pop = search::sample_initial_population(sketches, 8, rng);
+  std::vector<search::Candidate> pop = search::sample_initial_population(sketches, 8, rng);
   REQUIRE(!pop.empty());
   std::vector<runtime::NDArray> args;
   for (const te::Tensor& t : dag->placeholders()) args.emplace_back(ir::DType::Float32, t->shape());
@@ -239,8 +240,8 @@ TEST_CASE("matmul 512^3 sketches and annotated samples' speed range (printed)", 
   std::vector<void*> raw;
   for (auto& a : args) raw.push_back(a.raw());
   double best = 1e30, worst = 0;
-  for (const State& s : pop) {
-    std::unique_ptr<runtime::Kernel> kernel = backend::host_backend()->build(lower::lower(s, "kernel"));
+  for (const search::Candidate& c : pop) {
+    std::unique_ptr<runtime::Kernel> kernel = backend::host_backend()->build(*c.lowering->func);
     std::vector<runtime::NDArray> packed;
     std::vector<void*> kernel_args = kernel->pack_inputs(raw, packed);
     runtime::TimingOptions opt;
@@ -252,5 +253,5 @@ TEST_CASE("matmul 512^3 sketches and annotated samples' speed range (printed)", 
   double gflop = dag->flop_count() * 1e-9;
   std::printf("matmul 512^3, %zu random samples: best %.1f GFLOP/s, worst %.1f GFLOP/s\n", pop.size(),
               gflop / best, gflop / worst);
-  std::printf("one sample: %s\n", schedule::steps_to_json(pop.front().history).dump().c_str());
+  std::printf("one sample: %s\n", schedule::steps_to_json(pop.front().state.history).dump().c_str());
 }

@@ -54,21 +54,24 @@ TEST_CASE("next_batch: distinct valid unmeasured states, deterministic per seed"
   auto batch_b = b.next_batch(16, model_b, nothing_measured);
   REQUIRE(batch_a.size() == 16);
   std::set<std::string> keys;
-  for (const auto& s : batch_a) {
-    keys.insert(key(s));
-    CHECK(schedule::states_equal(schedule::replay(dag, s.history), s));
-    CHECK_FALSE(search::program_features(s, 0).rows.empty());
+  for (const auto& c : batch_a) {
+    keys.insert(key(c.state));
+    CHECK(schedule::states_equal(schedule::replay(dag, c.state.history), c.state));
+    // Each comes lowered once, and that lowering is the state's.
+    REQUIRE(c.lowering != nullptr);
+    REQUIRE(c.lowering->func != nullptr);
+    CHECK(search::candidate_features(c, 0).rows == search::program_features(c.state, 0).rows);
   }
   CHECK(keys.size() == batch_a.size());
   REQUIRE(batch_b.size() == batch_a.size());
-  for (size_t i = 0; i < batch_a.size(); ++i) CHECK(key(batch_a[i]) == key(batch_b[i]));
+  for (size_t i = 0; i < batch_a.size(); ++i) CHECK(key(batch_a[i].state) == key(batch_b[i].state));
 
   // A different seed explores differently.
   search::RandomCostModel model_c(1);
   search::TaskSearch c(dag, 0, small_params(), 43);
   auto batch_c = c.next_batch(16, model_c, nothing_measured);
   int same = 0;
-  for (const auto& s : batch_c) same += static_cast<int>(keys.count(key(s)));
+  for (const auto& c : batch_c) same += static_cast<int>(keys.count(key(c.state)));
   CHECK(same < 16);
 }
 
@@ -81,9 +84,9 @@ TEST_CASE("next_batch respects already_measured across batches", "[task_search][
   for (int round = 0; round < 3; ++round) {
     auto batch = search.next_batch(12, model, is_measured);
     CHECK(batch.size() == 12);
-    for (const auto& s : batch) {
-      CHECK(measured.insert(key(s)).second);  // never proposed twice
-      search.add_measured(s, 1.0 + measured.size());
+    for (const auto& c : batch) {
+      CHECK(measured.insert(key(c.state)).second);  // never proposed twice
+      search.add_measured(c, 1.0 + measured.size());
     }
   }
 }
@@ -106,7 +109,7 @@ TEST_CASE("add_measured states seed later batches", "[task_search][cpu]") {
   search::TaskSearch seeded(dag, 0, params, 11);
   for (int i = 0; i < 3; ++i) seeded.add_measured(first[i], i == 2 ? std::numeric_limits<double>::infinity() : 1e-4 * (2 - i));
   auto measured = [&](const schedule::State& s) {
-    return key(s) == key(first[0]) || key(s) == key(first[1]) || key(s) == key(first[2]);
+    return key(s) == key(first[0].state) || key(s) == key(first[1].state) || key(s) == key(first[2].state);
   };
   auto steps_apart = [](const schedule::State& a, const schedule::State& b) {
     if (a.history.size() != b.history.size()) return 1 << 20;
@@ -117,9 +120,10 @@ TEST_CASE("add_measured states seed later batches", "[task_search][cpu]") {
   };
   auto next = seeded.next_batch(8, model, measured);
   REQUIRE_FALSE(next.empty());
-  for (const auto& s : next) {
+  for (const auto& c : next) {
+    const schedule::State& s = c.state;
     CHECK_FALSE(measured(s));
-    int d = std::min(steps_apart(s, first[0]), steps_apart(s, first[1]));
+    int d = std::min(steps_apart(s, first[0].state), steps_apart(s, first[1].state));
     INFO(key(s));
     // A tile-size, unroll or compute-at mutation edits one step; a
     // parallel-granularity one also shifts later positions of its stage.

@@ -80,7 +80,19 @@ TEST_CASE("the summary table shows a task without a valid program as dashes", "[
   const std::string table = tune::summary_table(s);
   INFO(table);
   CHECK(table.find("only") != std::string::npos);
-  CHECK(table.find('%') == std::string::npos);  // no share without a latency
+  // No share without a latency (the wall-time line below has its own).
+  CHECK(table.substr(0, table.find("wall time:")).find('%') == std::string::npos);
+}
+
+TEST_CASE("the summary table says where the wall time went", "[tune]") {
+  tune::TuneSummary s;
+  s.tasks = {task_summary("only", 1, 1e6, 1e-3, 3, 0)};
+  s.wall_seconds = 100;
+  s.time = {10, 5, 20, 15, 40, 8, 2};
+  const std::string table = tune::summary_table(s);
+  INFO(table);
+  CHECK(table.find("wall time: search 10.0 s (10%), lowering 5.0 s (5%), compiling 20.0 s (20%), checking 15.0 s "
+                   "(15%), timing 40.0 s (40%), training 8.0 s (8%), other 2.0 s (2%)\n") != std::string::npos);
 }
 
 TEST_CASE("progress line and durations", "[tune]") {

@@ -1,0 +1,31 @@
+#include "search/candidate.h"
+
+#include <chrono>
+
+#include "ir/error.h"
+#include "search/features.h"
+
+namespace tunectl::search {
+
+const Lowering& lower_candidate(Candidate& c, double* lowering_seconds) {
+  if (c.lowering) return *c.lowering;
+  auto lowering = std::make_shared<Lowering>();
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    lowering->func = std::make_shared<const lower::LoweredFunc>(lower::lower(c.state, "kernel"));
+  } catch (const UserError& e) {
+    lowering->error = e.what();
+  }
+  if (lowering_seconds != nullptr)
+    *lowering_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (lowering->func) lowering->feature_rows = extract_features(*lowering->func);
+  c.lowering = std::move(lowering);
+  return *c.lowering;
+}
+
+ProgramFeatures candidate_features(const Candidate& c, int task_id) {
+  internal_check(c.lowering != nullptr, "features of a candidate that was never lowered");
+  return {task_id, c.lowering->feature_rows};
+}
+
+}  // namespace tunectl::search
