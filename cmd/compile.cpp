@@ -1,11 +1,13 @@
 // `tunectl compile`: the developer's window into the compiler. Builds one
 // operator from ops/, applies a schedule given as JSON steps, and prints the
-// schedule state, the loop IR, the LLVM IR or the assembly; --check runs the
-// kernel against the reference on random inputs.
+// schedule state, the loop IR after each lowering pass or at the end, the
+// LLVM IR or the assembly; --check runs the kernel against the reference on
+// random inputs.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "check/reference_check.h"
@@ -43,11 +45,17 @@ void run_compile(const CompileOptions& o) {
   auto dag = std::make_shared<const te::ComputeDAG>(ops::make_op_dag(o.op, parse_json_arg(o.params, "--params")));
   schedule::State state = schedule::replay(dag, schedule::steps_from_json(parse_json_arg(o.steps, "--steps")));
   std::vector<std::string> emit = o.emit.empty() ? std::vector<std::string>{"state", "loop"} : o.emit;
-  lower::LoweredFunc func = lower::lower(state, o.op);
   std::unique_ptr<backend::Backend> backend = backend::make_backend(backend::resolve_target(o.target));
+  std::string passes;
+  lower::LoweredFunc func = lower::lower(state, o.op, backend->target().kind,
+                                         [&](std::string_view step, const lower::LoweredFunc& f) {
+                                           passes += "// after " + std::string(step) + "\n" + lower::to_string(f) + "\n";
+                                         });
   for (const auto& what : emit) {
     if (what == "state") {
       std::printf("// schedule state\n%s\n", state.to_string().c_str());
+    } else if (what == "passes") {
+      std::printf("%s", passes.c_str());
     } else if (what == "loop") {
       std::printf("// loop IR\n%s\n", ir::to_string(func.body).c_str());
     } else {
@@ -80,8 +88,9 @@ void register_compile(CLI::App& app) {
   sub->add_option("--op", options->op, "operator from ops/ (see --list-ops)");
   sub->add_option("--params", options->params, "operator parameters as JSON, or @file (e.g. '{\"M\":64,\"N\":64,\"K\":64}')");
   sub->add_option("--steps", options->steps, "schedule steps as a JSON array, or @file (format: README)");
-  sub->add_option("--emit", options->emit, "what to print: state, loop, llvm, asm (repeatable; default state and loop)")
-      ->check(CLI::IsMember({"state", "loop", "llvm", "asm"}));
+  sub->add_option("--emit", options->emit, "what to print: state, passes (the function after each lowering pass), loop, llvm, asm "
+                  "(repeatable; default state and loop)")
+      ->check(CLI::IsMember({"state", "passes", "loop", "llvm", "asm"}));
   sub->add_option("--object", options->object_path, "also write an object file for the target to this path");
   sub->add_option("--target", options->target, "code generation target: llvm (this CPU), \"llvm -mcpu=NAME\", ...")
       ->capture_default_str();

@@ -207,9 +207,7 @@ class StmtPrinter {
       }
       case StmtKind::Allocate: {
         const auto* op = s.as<AllocateNode>();
-        line() << "allocate " << op->buffer->name << '[' << to_string(op->buffer->dtype);
-        for (int64_t d : op->buffer->shape) os_ << " * " << d;
-        os_ << "] " << to_string(op->buffer->scope) << " {\n";
+        line() << "allocate " << to_string(op->buffer) << ' ' << to_string(op->buffer->scope) << " {\n";
         block(op->body);
         line() << "}\n";
         return;
@@ -272,6 +270,12 @@ std::string to_string(const Stmt& s) {
   std::ostringstream os;
   os << s;
   return os.str();
+}
+
+std::string to_string(const Buffer& b) {
+  std::string out = b->name + "[" + std::string(to_string(b->dtype));
+  for (int64_t d : b->shape) out += " * " + std::to_string(d);
+  return out + "]";
 }
 
 }  // namespace tunectl::ir

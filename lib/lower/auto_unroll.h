@@ -1,6 +1,9 @@
-// The auto_unroll_max_step pragma (lowering pass 6), applied to a stage's
-// loops as they are made: Ansor's way of unrolling small inner loop nests
-// without fixing a factor in the schedule.
+// The auto_unroll_max_step pragma (a step of schedule_to_loops), applied to
+// a stage's loops before the nest is built, where the loop kinds of the
+// annotation steps are decided too: Ansor's way of unrolling small inner loop
+// nests without fixing a factor in the schedule. It is decided on the stage's
+// own loops (the reduction's init loops copy their kinds), which the loop IR
+// no longer tells apart from the loops of stages attached inside them.
 #pragma once
 
 #include <vector>

@@ -1,4 +1,4 @@
-// Bound inference (lowering pass 4): for every active stage, the region of
+// Bound inference (a step of schedule_to_loops): for every active stage, the region of
 // its output it must compute at its attach point, the buffer that holds that
 // region and the loops that cover it. Root stages compute their whole domain
 // into their op's buffer; a stage attached inside another stage's loop

@@ -34,6 +34,9 @@ class Flattener : public IRMutator {
 
 }  // namespace
 
-Stmt flatten(const Stmt& s) { return Flattener().mutate(s); }
+LoweredFunc flatten_buffers(LoweredFunc func) {
+  func.body = Flattener().mutate(func.body);
+  return func;
+}
 
 }  // namespace tunectl::lower

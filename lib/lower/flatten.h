@@ -1,14 +1,14 @@
-// Buffer flattening, the last structural pass of lowering: every Load and
-// Store of the lowered body addresses its buffer with one row-major element
-// offset, the form code generation and the interpreter expect.
+// Lowering pass: buffer flattening. Every Load and Store addresses its
+// buffer with one row-major element offset, the form code generation and the
+// interpreter expect.
 #pragma once
 
-#include "ir/stmt.h"
+#include "lower/lower.h"
 
 namespace tunectl::lower {
 
-// s with every multi-dimensional access buffer[i0, .., in] replaced by
+// func with every multi-dimensional access buffer[i0, .., in] replaced by
 // buffer[((i0 * s1 + i1) * s2 + ..) + in] over the buffer's shape.
-ir::Stmt flatten(const ir::Stmt& s);
+LoweredFunc flatten_buffers(LoweredFunc func);
 
 }  // namespace tunectl::lower

@@ -1,4 +1,4 @@
-// Inlining (lowering pass on stage bodies): a stage attached Inline has no
+// Inlining (a step of schedule_to_loops, on stage bodies): a stage attached Inline has no
 // loops and no buffer; each of its readers evaluates its body in place of the
 // load. Runs before bound inference, so regions are inferred from the reads
 // that remain after inlining.

@@ -1,4 +1,4 @@
-// The loops of one stage (lowering passes 1 and 2): one loop per leaf
+// The loops of one stage (for infer_bounds, bound_inference.h): one loop per leaf
 // iterator, outer to inner, with the kind its annotation asks for, and the
 // value of every root iterator as an expression of the loop variables,
 // recovered by walking the stage's split and fuse relations backwards.

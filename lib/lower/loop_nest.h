@@ -1,5 +1,5 @@
-// Loop nest construction (lowering passes 2-4 put together): turns the
-// inferred stages into one statement. Each active stage becomes a nest of its
+// Loop nest construction, the last step of schedule_to_loops: turns the
+// completed stage records into one statement. Each active stage becomes a nest of its
 // loops around a store of its body; reductions get an init store placed just
 // above their outermost reduce loop; attached stages are placed (with their
 // buffer allocated) inside their target loop, before the target's own body;

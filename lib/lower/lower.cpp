@@ -1,90 +1,62 @@
 #include "lower/lower.h"
 
 #include <chrono>
-#include <cstdlib>
-#include <functional>
-#include <iostream>
-#include <sstream>
 
+#include <spdlog/spdlog.h>
+
+#include "ir/error.h"
 #include "ir/printer.h"
-#include "ir/simplify.h"
-#include "lower/auto_unroll.h"
-#include "lower/bound_inference.h"
 #include "lower/flatten.h"
-#include "lower/inline_stages.h"
-#include "lower/loop_nest.h"
-#include "lower/prepack.h"
-#include "lower/stage_info.h"
+#include "lower/schedule_to_loops.h"
+#include "lower/simplify_loops.h"
 
 namespace tunectl::lower {
 
 namespace {
 
-bool debug_enabled() {
-  const char* v = std::getenv("TUNECTL_DEBUG");
-  return v != nullptr && std::string(v) != "0" && std::string(v) != "";
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Runs one pass and, under TUNECTL_DEBUG, prints what it produced and how
-// long it took.
-class PassLog {
- public:
-  explicit PassLog(std::string func) : func_(std::move(func)), debug_(debug_enabled()) {}
-
-  template <typename F>
-  void run(const char* pass, F&& f, const std::function<std::string()>& show) {
-    auto start = std::chrono::steady_clock::now();
-    f();
-    if (!debug_) return;
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    std::cerr << "// lower " << func_ << ": after " << pass << " (" << ms << " ms)\n" << show() << "\n";
-  }
-
- private:
-  std::string func_;
-  bool debug_;
-};
-
-std::string describe_regions(const schedule::State& state, const std::vector<StageInfo>& stages) {
-  std::ostringstream os;
-  for (size_t s = 0; s < stages.size(); ++s) {
-    const StageInfo& info = stages[s];
-    if (!info.active) continue;
-    os << state.stages[s].op->name << " = " << (info.body ? ir::to_string(info.body) : "?") << "\n";
-    if (!info.buffer) continue;
-    os << "  computes " << info.buffer->name << "[";
-    for (int d = 0; d < info.num_spatial; ++d)
-      os << (d ? ", " : "") << info.region_min[d] << " + 0.." << info.region_extent[d];
-    os << "] in " << to_string(info.buffer->scope) << ", loops";
-    for (const Loop& l : info.loops) os << " " << l.var.name() << ":" << l.extent;
-    os << "\n";
-  }
-  return os.str();
+LoweredFunc run_pass(const Pass& pass, LoweredFunc func) {
+  for (InputPacking& p : func.packings) p.func = pass.run(std::move(p.func));
+  return pass.run(std::move(func));
 }
 
 }  // namespace
 
-LoweredFunc lower(const schedule::State& state, const std::string& name) {
-  PassLog log(name);
-  std::vector<StageInfo> stages;
-  ir::Stmt body;
-  auto show_body = [&] { return ir::to_string(body); };
-  auto show_regions = [&] { return describe_regions(state, stages); };
+const std::vector<Pass>& passes_for(target::TargetKind kind) {
+  static const std::vector<Pass> llvm = {
+      {"flatten_buffers", flatten_buffers},
+      {"simplify_loops", simplify_loops},
+  };
+  switch (kind) {
+    case target::TargetKind::Llvm: return llvm;
+  }
+  internal_fail("no lowering passes for target kind ", static_cast<int>(kind));
+}
 
-  log.run("collect_stages", [&] { stages = collect_stages(state); }, show_regions);
-  log.run("inline_stages", [&] { inline_stages(state, stages); }, show_regions);
-  log.run("infer_bounds", [&] { infer_bounds(state, stages); }, show_regions);
-  log.run("plan_prepacks", [&] { plan_prepacks(state, stages); }, show_regions);
-  log.run("auto_unroll", [&] {
-    for (size_t s = 0; s < stages.size(); ++s)
-      if (stages[s].active) auto_unroll(stages[s].loops, state.stages[s].auto_unroll_max_step);
-  }, show_regions);
-  log.run("build_loop_nests", [&] { body = build_loop_nests(state, stages); }, show_body);
-  log.run("flatten", [&] { body = flatten(body); }, show_body);
-  log.run("simplify", [&] { body = ir::simplify(body); }, show_body);
+std::string to_string(const LoweredFunc& func) {
+  std::string out = "func " + func.name + "(";
+  for (size_t i = 0; i < func.args.size(); ++i) out += (i ? ", " : "") + ir::to_string(func.args[i]);
+  out += ")\n" + ir::to_string(func.body);
+  for (const InputPacking& p : func.packings)
+    out += "// packs argument " + std::to_string(p.arg) + "\n" + to_string(p.func);
+  return out;
+}
 
-  LoweredFunc func{name, {}, body, {}};
-  prepacked_args(state, stages, func);
+LoweredFunc lower(const schedule::State& state, const std::string& name, target::TargetKind kind,
+                  const PassObserver& observe) {
+  auto start = std::chrono::steady_clock::now();
+  LoweredFunc func = schedule_to_loops(state, name);
+  spdlog::debug("lower {}: schedule_to_loops {:.3f} ms", name, ms_since(start));
+  if (observe) observe("schedule_to_loops", func);
+  for (const Pass& pass : passes_for(kind)) {
+    start = std::chrono::steady_clock::now();
+    func = run_pass(pass, std::move(func));
+    spdlog::debug("lower {}: {} {:.3f} ms", name, pass.name, ms_since(start));
+    if (observe) observe(pass.name, func);
+  }
   return func;
 }
 

@@ -1,17 +1,22 @@
-// lower(): State -> loop IR. Reads top to bottom as a list of passes
-// (STYLE.md habit 4): build the loop nest of each root stage from its leaves,
-// place attached stages inside their target loops with the regions that bound
-// inference gives them, inline inlined stages, lay out prepacked constants,
-// allocate intermediate buffers in their scopes, apply auto-unroll pragmas,
-// flatten indices, simplify.
-// TUNECTL_DEBUG=1 prints the IR after each pass.
+// lower(): a schedule State -> a function of loop IR ready for a backend.
+// Lowering is schedule_to_loops (schedule_to_loops.h), which works out what
+// the schedule says of each stage and builds the loop nests, followed by the
+// target's passes: loop IR in, loop IR out, one pass per header, listed in
+// order once, in passes_for():
+//   llvm: flatten_buffers (flatten.h) -> simplify_loops (simplify_loops.h)
+// A pass rewrites the kernel and its packing functions alike.
+// `tunectl compile --emit passes` prints the function after each step; with
+// -v each step's time is logged.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/stmt.h"
 #include "schedule/state.h"
+#include "target/target.h"
 
 namespace tunectl::lower {
 
@@ -37,6 +42,24 @@ struct InputPacking {
   LoweredFunc func;
 };
 
-LoweredFunc lower(const schedule::State& state, const std::string& name);
+// One lowering pass.
+struct Pass {
+  const char* name;
+  LoweredFunc (*run)(LoweredFunc func);
+};
+
+// The passes of a kind of target, in the order they run.
+const std::vector<Pass>& passes_for(target::TargetKind kind);
+
+// Sees the function after schedule_to_loops and after each pass, with the
+// step's name.
+using PassObserver = std::function<void(std::string_view step, const LoweredFunc& func)>;
+
+// "func name(args)" and the body, then each packing function the same way.
+std::string to_string(const LoweredFunc& func);
+
+// UserError when the schedule cannot be lowered (schedule_to_loops).
+LoweredFunc lower(const schedule::State& state, const std::string& name,
+                  target::TargetKind kind = target::TargetKind::Llvm, const PassObserver& observe = nullptr);
 
 }  // namespace tunectl::lower

@@ -4,7 +4,6 @@
 #include "ir/functor.h"
 #include "ir/printer.h"
 #include "ir/simplify.h"
-#include "lower/flatten.h"
 
 namespace tunectl::lower {
 
@@ -46,7 +45,7 @@ Stmt packing_body(const te::Tensor& input, const StageInfo& info) {
     body = make_for(offsets[d], make_int(0), make_int(info.region_extent[d]), ForKind::Serial, body);
   for (int d = n - 1; d >= 0; --d)
     body = make_for(tiles[d], make_int(0), make_int(info.packed->shape[d]), ForKind::Serial, body);
-  return simplify(flatten(body));
+  return body;
 }
 
 }  // namespace

@@ -26,7 +26,8 @@ void plan_prepacks(const schedule::State& state, std::vector<StageInfo>& stages)
 
 // The kernel's argument list (DAG placeholders, then outputs) with each
 // prepacked constant replaced by its packed buffer, and the packing
-// functions of those arguments (named name + "_pack" + argument index).
+// functions of those arguments (named name + "_pack" + argument index; their
+// bodies are loop IR for the passes of lower() to flatten and simplify).
 void prepacked_args(const schedule::State& state, const std::vector<StageInfo>& stages, LoweredFunc& func);
 
 }  // namespace tunectl::lower

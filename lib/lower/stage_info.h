@@ -1,8 +1,9 @@
-// What lowering knows about each stage of a State while it builds the loop
-// IR. The passes of lower() fill it in order: collect_stages (root axes and
-// domains), inline_stages (bodies with inlined producers substituted),
-// infer_bounds (regions, buffers and loops), then build_loop_nests turns it
-// into one statement.
+// What schedule_to_loops (schedule_to_loops.h) knows about each stage of a
+// State while it builds the loop IR. Its steps complete the records in
+// order: collect_stages (root axes and domains), inline_stages (bodies with
+// inlined producers substituted), infer_bounds (regions, buffers and loops),
+// plan_prepacks, auto_unroll, then build_loop_nests turns them into one
+// statement.
 #pragma once
 
 #include <string>

@@ -35,5 +35,11 @@ expect 0 "output" -- "$tunectl" run "$model" --input "input=$input" --output-dir
 check "run wrote output.pb" test -s "$work/out/output.pb"
 expect 0 "check: output matches the reference" -- "$tunectl" compile --op conv2d --check \
   --params '{"N":1,"C":8,"H":14,"W":14,"K":16,"R":3,"S":3,"pad":1}' --emit loop
+# --emit passes: the function after schedule_to_loops and after each pass, in order.
+pass_dump=$("$tunectl" compile --op matmul --params '{"M":8,"N":8,"K":4}' --steps '[["SP",2,0,8,[4],1]]' --emit passes 2>&1)
+check "compile --emit passes lists the lowering steps in order" \
+  test "$(grep '^// after' <<<"$pass_dump" | tr '\n' '|')" = \
+  "// after schedule_to_loops|// after flatten_buffers|// after simplify_loops|"
+check "compile --emit passes prints each function" test "$(grep -c '^func matmul(' <<<"$pass_dump")" -eq 3
 
 finish "cli"

@@ -60,6 +60,17 @@ TEST_CASE("a prepacked constant is a packed argument with a packing function", "
   CHECK(f.packings[0].func.args[0]->shape == std::vector<int64_t>{12, 20});
   CHECK(f.packings[0].func.args[1].same_as(f.args[1]));
   CHECK(check_against_reference(s, 3) == "");
+  // The passes rewrote the packing function too: its accesses are flat and
+  // simplified.
+  int accesses = 0;
+  lower(s, "dense", target::TargetKind::Llvm, [&](std::string_view step, const LoweredFunc& g) {
+    if (step != "simplify_loops") return;
+    const std::string text = to_string(g.packings.at(0).func);
+    INFO(text);
+    CHECK(text.find("W_packed[t1 * 96 + x0 * 8 + x1] = W[x0 * 20 + t1 * 8 + x1]") != std::string::npos);
+    ++accesses;
+  });
+  CHECK(accesses == 1);
 }
 
 TEST_CASE("prepacking at a fused parallel loop and at the root computes the reference", "[unit][prepack]") {
