@@ -1,5 +1,6 @@
 // `tunectl compile`: the developer's window into the compiler. Builds one
-// operator from ops/, applies a schedule given as JSON steps, and prints the
+// operator from ops/ under a schedule given as JSON steps (or the task and
+// steps of one tuning-log record), and prints the
 // schedule state, the loop IR after each lowering pass or at the end, the
 // LLVM IR or the assembly; --check runs the kernel against the reference on
 // random inputs.
@@ -16,9 +17,11 @@
 #include "backend/backend.h"
 #include "ir/error.h"
 #include "ir/printer.h"
+#include "log/log_file.h"
 #include "lower/lower.h"
 #include "ops/registry.h"
 #include "schedule/state.h"
+#include "te/dag_json.h"
 
 namespace tunectl::cmd {
 
@@ -33,21 +36,51 @@ struct CompileOptions {
   bool check = false;
   bool list_ops = false;
   uint64_t seed = 1;
-  std::string target = "llvm";
+  std::string target;  // "": llvm, or the record's target with --log
+  std::string log_path;
+  int line = 0;
 };
+
+// What to compile: an operator of ops/ under --steps, or the record at line
+// N of a tuning log (its task's DAG and steps; the reproduction the tune
+// summary prints for a candidate that hit an internal error).
+struct Program {
+  std::string name;
+  schedule::State state;
+  std::string target;  // the record's, "" for an operator
+};
+
+Program program_to_compile(const CompileOptions& o) {
+  if (o.log_path.empty()) {
+    user_check(!o.op.empty(), "compile: --op or --log is required (see --list-ops)");
+    auto dag = std::make_shared<const te::ComputeDAG>(ops::make_op_dag(o.op, parse_json_arg(o.params, "--params")));
+    return {o.op, schedule::replay(dag, schedule::steps_from_json(parse_json_arg(o.steps, "--steps"))), ""};
+  }
+  user_check(o.op.empty(), "compile: --op and --log exclude each other");
+  user_check(o.line > 0, "compile: --log needs --line N, the line of the record to compile");
+  log::LogContents contents = log::read_log(o.log_path);
+  for (size_t i = 0; i < contents.records.size(); ++i) {
+    if (contents.lines[i] != o.line) continue;
+    const log::Record& r = contents.records[i];
+    auto dag = std::make_shared<const te::ComputeDAG>(te::dag_from_json(r.task.dag));
+    return {r.task.name, schedule::replay(dag, r.steps), r.task.target};
+  }
+  user_fail("compile: ", o.log_path, " has no record at line ", o.line);
+}
 
 void run_compile(const CompileOptions& o) {
   if (o.list_ops) {
     for (const auto& name : ops::op_names()) std::printf("%s\n", name.c_str());
     return;
   }
-  user_check(!o.op.empty(), "compile: --op is required (see --list-ops)");
-  auto dag = std::make_shared<const te::ComputeDAG>(ops::make_op_dag(o.op, parse_json_arg(o.params, "--params")));
-  schedule::State state = schedule::replay(dag, schedule::steps_from_json(parse_json_arg(o.steps, "--steps")));
+  const Program program = program_to_compile(o);
+  const schedule::State& state = program.state;
+  const te::ComputeDAG& dag = *state.dag;
   std::vector<std::string> emit = o.emit.empty() ? std::vector<std::string>{"state", "loop"} : o.emit;
-  std::unique_ptr<backend::Backend> backend = backend::make_backend(backend::resolve_target(o.target));
+  const std::string target = !o.target.empty() ? o.target : !program.target.empty() ? program.target : "llvm";
+  std::unique_ptr<backend::Backend> backend = backend::make_backend(backend::resolve_target(target));
   std::string passes;
-  lower::LoweredFunc func = lower::lower(state, o.op, backend->target().kind,
+  lower::LoweredFunc func = lower::lower(state, program.name, backend->target().kind,
                                          [&](std::string_view step, const lower::LoweredFunc& f) {
                                            passes += "// after " + std::string(step) + "\n" + lower::to_string(f) + "\n";
                                          });
@@ -73,10 +106,10 @@ void run_compile(const CompileOptions& o) {
     backend->check_runs_here("compile --check runs");
     std::unique_ptr<runtime::Kernel> kernel = backend->build(func);
     check::CheckResult r = check::check_against_reference(
-        *dag, [&](const std::vector<runtime::NDArray*>& args) { kernel->pack_and_run(check::raw_pointers(args)); },
+        dag, [&](const std::vector<runtime::NDArray*>& args) { kernel->pack_and_run(check::raw_pointers(args)); },
         o.seed);
     user_check(r.ok, "check failed: ", r.message);
-    std::printf("check: output matches the reference (%.3f GFLOP per call)\n", dag->flop_count() * 1e-9);
+    std::printf("check: output matches the reference (%.3f GFLOP per call)\n", dag.flop_count() * 1e-9);
   }
 }
 
@@ -92,8 +125,11 @@ void register_compile(CLI::App& app) {
                   "(repeatable; default state and loop)")
       ->check(CLI::IsMember({"state", "passes", "loop", "llvm", "asm"}));
   sub->add_option("--object", options->object_path, "also write an object file for the target to this path");
-  sub->add_option("--target", options->target, "code generation target: llvm (this CPU), \"llvm -mcpu=NAME\", ...")
-      ->capture_default_str();
+  sub->add_option("--target", options->target,
+                  "code generation target: llvm (this CPU), \"llvm -mcpu=NAME\", ... (default: llvm, or the record's "
+                  "with --log)");
+  sub->add_option("--log", options->log_path, "compile a record of this tuning log instead of --op (with --line)");
+  sub->add_option("--line", options->line, "the line number of that record in the log");
   sub->add_flag("--check", options->check, "JIT-compile, run on random inputs and compare with the reference");
   sub->add_option("--seed", options->seed, "seed of the random inputs of --check");
   sub->add_flag("--list-ops", options->list_ops, "list the operators and exit");

@@ -1,6 +1,7 @@
 // tunectl: the command line. Parses flags with CLI11, dispatches to one
 // subcommand, and is the single place where errors become exit codes:
-// 0 ok, 1 bad command line, 2 user error, 70 internal error.
+// 0 ok, 1 bad command line, 2 user error, 70 internal error (a bug), 71 an
+// operating-system call failed (fork, a read-only folder, a full disk).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
@@ -28,6 +29,9 @@ int main(int argc, char** argv) {
   } catch (const tunectl::InternalError& e) {
     std::fprintf(stderr, "%s\n(this is a bug in tunectl; please report it)\n", e.what());
     return 70;
+  } catch (const tunectl::SystemError& e) {
+    std::fprintf(stderr, "error: %s\n(an operating-system call failed)\n", e.what());
+    return 71;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

@@ -85,7 +85,7 @@ void run_model(const RunOptions& o) {
 
   std::error_code ec;
   std::filesystem::create_directories(o.output_dir, ec);
-  user_check(!ec, "cannot create output directory '", o.output_dir, "': ", ec.message());
+  if (ec) system_fail("cannot create the output folder", "mkdir", o.output_dir, ec.message());
   for (const auto& name : m.graph.outputs) {
     const runtime::NDArray& value = outputs.at(name);
     graph::write_tensor_pb((std::filesystem::path(o.output_dir) / file_name_for(name)).string(), name, value);

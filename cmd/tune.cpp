@@ -99,6 +99,9 @@ void run_tune(TuneCmdOptions& o) {
     std::fflush(stderr);
     std::exit(130);  // the shell convention for "ended by SIGINT"
   }
+  // Everything else is written: now the bugs make the exit status 70.
+  if (!summary.bugs.empty())
+    internal_fail("tune: ", summary.bugs.size(), " candidate(s) hit an internal error in tunectl (listed above)");
 }
 
 }  // namespace

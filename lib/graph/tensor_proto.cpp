@@ -26,10 +26,10 @@ void write_tensor_pb(const std::string& path, const std::string& name, const run
   onnx::TensorProto proto;
   tensor_to_proto(value, name, &proto);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  user_check(out.good(), "cannot create tensor file '", path, "'");
-  user_check(proto.SerializeToOstream(&out), "cannot write tensor file '", path, "'");
+  system_check(out.good(), "cannot create a tensor file", "open", path);
+  bool written = proto.SerializeToOstream(&out);
   out.close();
-  user_check(out.good(), "cannot write tensor file '", path, "'");
+  system_check(written && out.good(), "cannot write a tensor file", "write", path);
 }
 
 runtime::NDArray read_raw_tensor(const std::string& path, ir::DType dtype, const std::vector<int64_t>& shape) {

@@ -67,9 +67,11 @@ void write_manifest(const Manifest& manifest, const std::string& dir) {
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     out << manifest_to_json(manifest).dump(2) << "\n";
-    user_check(out.good(), "cannot write ", tmp.string());
+    system_check(out.good(), "cannot write the kernels manifest", "write", tmp.string());
   }
-  std::filesystem::rename(tmp, path);
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) system_fail("cannot write the kernels manifest", "rename", path.string(), ec.message());
 }
 
 }  // namespace
@@ -89,7 +91,7 @@ Manifest write_kernel_cache(const std::vector<log::Record>& records, const std::
 
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  user_check(!ec, "cannot create the kernels folder ", dir, ": ", ec.message());
+  if (ec) system_fail("cannot create the kernels folder", "mkdir", dir, ec.message());
 
   Manifest manifest{backend.target().str(), backend.target().features, {}};
   std::vector<std::string> objects;

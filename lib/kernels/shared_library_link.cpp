@@ -70,7 +70,7 @@ void link_shared_library(const std::string& dir, const std::vector<std::string>&
 
   SpawnResources res;
   int fds[2];
-  internal_check(::pipe2(fds, O_CLOEXEC) == 0, "pipe2: ", std::strerror(errno));
+  system_check(::pipe2(fds, O_CLOEXEC) == 0, "cannot link the kernels library", "pipe2");
   res.read_fd = fds[0];
   res.write_fd = fds[1];
   internal_check(posix_spawn_file_actions_init(&res.actions) == 0, "posix_spawn_file_actions_init");
@@ -98,7 +98,7 @@ void link_shared_library(const std::string& dir, const std::vector<std::string>&
     }
   }
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) internal_check(errno == EINTR, "waitpid: ", std::strerror(errno));
+  while (::waitpid(pid, &status, 0) < 0) system_check(errno == EINTR, "cannot link the kernels library", "waitpid");
   bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   user_check(ok, "linking ", output_name, " in ", dir, " failed (", join(command), "):\n", output);
 }

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -28,7 +29,7 @@ off_t end_of_last_line(int fd, off_t size, const std::string& path) {
   while (end > 0) {
     off_t begin = std::max<off_t>(0, end - static_cast<off_t>(sizeof(chunk)));
     ssize_t n = ::pread(fd, chunk, end - begin, begin);
-    user_check(n == end - begin, "cannot read tuning log '", path, "': ", errno_text());
+    system_check(n == end - begin, "cannot read the tuning log", "pread", path);
     for (off_t i = n - 1; i >= 0; --i)
       if (chunk[i] == '\n') return begin + i + 1;
     end = begin;
@@ -39,7 +40,7 @@ off_t end_of_last_line(int fd, off_t size, const std::string& path) {
 std::string read_range(int fd, off_t begin, off_t end, const std::string& path) {
   std::string s(static_cast<size_t>(end - begin), '\0');
   ssize_t n = ::pread(fd, s.data(), s.size(), begin);
-  user_check(n == static_cast<ssize_t>(s.size()), "cannot read tuning log '", path, "': ", errno_text());
+  system_check(n == static_cast<ssize_t>(s.size()), "cannot read the tuning log", "pread", path);
   return s;
 }
 
@@ -66,15 +67,14 @@ std::string parse_error_reason(const json::parse_error& e) {
 std::string end_cleanly(std::FILE* file, const std::string& path) {
   int fd = fileno(file);
   struct stat st;
-  user_check(::fstat(fd, &st) == 0, "cannot stat tuning log '", path, "': ", errno_text());
+  system_check(::fstat(fd, &st) == 0, "cannot read the tuning log", "fstat", path);
   off_t tail = end_of_last_line(fd, st.st_size, path);
   if (tail == st.st_size) return "";
   // The file does not end with a newline: a write was cut short (power loss,
   // full disk) or the last record lacks only its newline.
   std::string last = read_range(fd, tail, st.st_size, path);
   if (json::accept(last)) {
-    user_check(std::fputc('\n', file) != EOF && ::fsync(fd) == 0, "cannot write tuning log '", path,
-               "': ", errno_text());
+    system_check(std::fputc('\n', file) != EOF && ::fsync(fd) == 0, "cannot write the tuning log", "write", path);
     return "tuning log '" + path + "' lacked a newline after its last line; added one";
   }
   // Cut the fragment off only when the line before it is a record, so that a
@@ -86,8 +86,26 @@ std::string end_cleanly(std::FILE* file, const std::string& path) {
   }
   user_check(looks_like_log, "'", path, "' ends with an incomplete line and does not look like a tuning log; ",
              "refusing to append to it");
-  user_check(::ftruncate(fd, tail) == 0, "cannot truncate tuning log '", path, "': ", errno_text());
+  system_check(::ftruncate(fd, tail) == 0, "cannot repair the tuning log", "ftruncate", path);
   return "dropped a truncated last line (" + std::to_string(st.st_size - tail) + " bytes) of tuning log '" + path + "'";
+}
+
+// Newlines in the file (which end_cleanly has made end with one). Reads its
+// size only: a device such as /dev/full reads without end.
+int count_lines(std::FILE* file, const std::string& path) {
+  const int fd = fileno(file);
+  struct stat st;
+  system_check(::fstat(fd, &st) == 0, "cannot read the tuning log", "fstat", path);
+  int lines = 0;
+  char chunk[1 << 16];
+  for (off_t at = 0; at < st.st_size;) {
+    ssize_t n = ::pread(fd, chunk, std::min<off_t>(sizeof(chunk), st.st_size - at), at);
+    system_check(n >= 0, "cannot read the tuning log", "pread", path);
+    if (n == 0) break;
+    lines += static_cast<int>(std::count(chunk, chunk + n, '\n'));
+    at += n;
+  }
+  return lines;
 }
 
 }  // namespace
@@ -97,17 +115,18 @@ LogWriter::LogWriter(const std::string& path) : path_(path) {
   if (!parent.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(parent, ec);
-    user_check(!ec, "cannot create folder '", parent.string(), "' for tuning log: ", ec.message());
+    if (ec) system_fail("cannot create the folder of the tuning log", "mkdir", parent.string(), ec.message());
   }
   // "e": close-on-exec, so compiler or worker processes do not inherit it.
   file_ = std::fopen(path.c_str(), "a+e");
-  user_check(file_ != nullptr, "cannot open tuning log '", path, "' for appending: ", errno_text());
+  system_check(file_ != nullptr, "cannot open the tuning log for appending", "open", path);
   // Unbuffered: each record leaves in one write(2), so a killed process
   // leaves whole lines behind.
   std::setvbuf(file_, nullptr, _IONBF, 0);
 
   try {
     warning_ = end_cleanly(file_, path);
+    lines_ = count_lines(file_, path);
   } catch (...) {
     std::fclose(file_);
     throw;
@@ -118,16 +137,20 @@ LogWriter::~LogWriter() {
   if (file_) std::fclose(file_);
 }
 
-void LogWriter::append(const Record& r) {
+int LogWriter::append(const Record& r) {
   std::string line = record_to_json(r).dump() + "\n";
   std::lock_guard<std::mutex> lock(mutex_);
   bool ok = std::fwrite(line.data(), 1, line.size(), file_) == line.size() && std::fflush(file_) == 0 &&
             ::fsync(fileno(file_)) == 0;
-  user_check(ok, "cannot write tuning log '", path_, "': ", errno_text());
+  system_check(ok, "cannot write the tuning log", "write", path_);
+  return ++lines_;
 }
 
 LogContents read_log(const std::string& path) {
   user_check(!std::filesystem::is_directory(path), "tuning log '", path, "' is a folder");
+  // A device (say /dev/zero) would read without end.
+  user_check(!std::filesystem::exists(path) || std::filesystem::is_regular_file(path), "tuning log '", path,
+             "' is not a regular file");
   std::ifstream in(path, std::ios::binary);
   user_check(in.is_open(), "cannot open tuning log '", path, "': ", errno_text());
   LogContents contents;
@@ -155,11 +178,12 @@ LogContents read_log(const std::string& path) {
     }
     try {
       contents.records.push_back(record_from_json(j));
+      contents.lines.push_back(line_no);
     } catch (const UserError& e) {
       user_fail(path, ":", line_no, ": corrupt log line: ", e.what());
     }
   }
-  user_check(!in.bad(), "cannot read tuning log '", path, "': ", errno_text());
+  system_check(!in.bad(), "cannot read the tuning log", "read", path);
   return contents;
 }
 

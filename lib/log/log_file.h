@@ -26,8 +26,10 @@ class LogWriter {
   LogWriter(const LogWriter&) = delete;
   LogWriter& operator=(const LogWriter&) = delete;
   // Writes one line, flushed and fsynced before returning; safe to call from
-  // several threads. UserError if the write fails (e.g. a full disk).
-  void append(const Record& r);
+  // several threads. Returns its line number in the file (1-based, as
+  // `tunectl compile --log FILE --line N` takes it). SystemError if the
+  // write fails (e.g. a full disk).
+  int append(const Record& r);
   const std::string& path() const { return path_; }
   // What opening repaired, or "" when the file ended cleanly.
   const std::string& warning() const { return warning_; }
@@ -37,10 +39,12 @@ class LogWriter {
   std::FILE* file_ = nullptr;
   std::mutex mutex_;
   std::string warning_;
+  int lines_ = 0;  // lines in the file
 };
 
 struct LogContents {
   std::vector<Record> records;
+  std::vector<int> lines;  // the line number (1-based) of each record
   std::vector<std::string> warnings;  // e.g. the truncated last line skipped
 };
 

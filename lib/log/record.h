@@ -46,6 +46,7 @@ inline constexpr int kLogVersion = 2;
   X(BuildTimeout, "build_timeout")                 \
   X(RunTimeout, "run_timeout")                     \
   X(WorkerCrash, "worker_crash")                   \
+  X(InternalError, "internal_error")               \
   X(Unknown, "unknown")
 
 enum class MeasureError : uint8_t {

@@ -18,6 +18,7 @@
 
 #include "ir/error.h"
 #include "measure/worker.h"
+#include "runtime/timer.h"
 #include "te/evaluate.h"
 
 namespace tunectl::measure {
@@ -135,6 +136,8 @@ Measurer::Measurer(MeasureOptions options) : options_(std::move(options)) {
   user_check(options_.build_timeout_s > 0 && options_.run_timeout_s > 0, "measure: timeouts must be positive");
   if (!options_.backend) options_.backend = backend::host_backend();
   if (options_.parallel_builds <= 0) options_.parallel_builds = options_.backend->target().cores;
+  // Makes the flush buffer here, once, for every child to share.
+  if (options_.flush_cache) runtime::flush_cpu_cache();
 }
 
 Measurer::Reference& Measurer::reference_for(const std::shared_ptr<const te::ComputeDAG>& dag) {
@@ -184,13 +187,14 @@ std::vector<log::MeasureResult> Measurer::measure(const std::vector<MeasureInput
     };
     while (next < inputs.size() && waiting() < options_.parallel_builds && !any_in(Phase::Running)) {
       int fds[2];
-      user_check(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0, "measure: socketpair failed: ",
-                 strerror(errno));
+      system_check(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0, "measure: cannot start a worker",
+                   "socketpair");
       pid_t pid = fork();
       if (pid < 0) {
+        const int err = errno;
         close(fds[0]);
         close(fds[1]);
-        user_fail("measure: fork failed: ", strerror(errno));
+        system_fail("measure: cannot start a worker", "fork", "", strerror(err));
       }
       if (pid == 0) {
         // Only this child's end may stay open: a sibling holding another
@@ -234,9 +238,8 @@ std::vector<log::MeasureResult> Measurer::measure(const std::vector<MeasureInput
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(nearest - Clock::now()).count() + 1;
       timeout_ms = static_cast<int>(std::clamp<int64_t>(left, 0, 60'000));
     }
-    if (poll(pfds.data(), pfds.size(), timeout_ms) < 0 && errno != EINTR) {
-      user_fail("measure: poll failed: ", strerror(errno));
-    }
+    system_check(poll(pfds.data(), pfds.size(), timeout_ms) >= 0 || errno == EINTR, "measure: cannot wait for the workers",
+                 "poll");
 
     Clock::time_point now = Clock::now();
     for (size_t i = active.size(); i-- > 0;) {

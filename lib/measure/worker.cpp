@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ir/error.h"
 #include "lower/lower.h"
 #include "runtime/timer.h"
 #include "schedule/state.h"
@@ -67,6 +68,8 @@ void run_worker(int fd, size_t index, const MeasureInput& input, Measurer::Refer
     try {
       func = std::make_shared<const lower::LoweredFunc>(
           lower::lower(schedule::replay(input.dag, input.steps), "candidate"));
+    } catch (const InternalError& e) {
+      finish(fd, log::MeasureError::InternalError, e.what(), seconds_since(t0));
     } catch (const std::exception& e) {
       finish(fd, log::MeasureError::InstantiationError, e.what(), seconds_since(t0));
     }
@@ -74,6 +77,8 @@ void run_worker(int fd, size_t index, const MeasureInput& input, Measurer::Refer
   std::unique_ptr<runtime::Kernel> kernel;
   try {
     kernel = options.backend->build(*func);
+  } catch (const InternalError& e) {
+    finish(fd, log::MeasureError::InternalError, e.what(), seconds_since(t0));
   } catch (const std::exception& e) {
     finish(fd, log::MeasureError::CompileHostError, e.what(), seconds_since(t0));
   }
@@ -120,6 +125,8 @@ void run_worker(int fd, size_t index, const MeasureInput& input, Measurer::Refer
       if (!std::isfinite(c) || c < 0) finish(fd, log::MeasureError::RuntimeError, "non-finite timing", build_s, check_s);
     }
     finish(fd, log::MeasureError::None, "", build_s, check_s, timing.seconds_per_call);
+  } catch (const InternalError& e) {
+    finish(fd, log::MeasureError::InternalError, e.what(), build_s, check_s);
   } catch (const std::exception& e) {
     finish(fd, log::MeasureError::RuntimeError, e.what(), build_s, check_s);
   }

@@ -33,7 +33,8 @@ Timing time_function(const std::function<void()>& fn, const TimingOptions& optio
 // all of them alike and their ratio stays fair. One Timing per function.
 std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& fns, const TimingOptions& options = {});
 
-// Evicts the caches by streaming over a buffer larger than the last level.
+// Evicts the caches by reading a buffer larger than the last level (made on
+// the first call; call it once before forking workers so they share it).
 void flush_cpu_cache();
 
 }  // namespace tunectl::runtime

@@ -39,6 +39,22 @@ std::string time_split_line(const TimeSplit& t, double wall_s) {
   return out + "\n";
 }
 
+// The bugs met, each with its reproduction (at most kShown of them).
+std::string bugs_text(const TuneSummary& summary) {
+  constexpr size_t kShown = 5;
+  if (summary.bugs.empty()) return "";
+  std::string out = std::to_string(summary.bugs.size()) +
+                    " candidate(s) hit an internal error in tunectl: a bug, please report it with these lines\n";
+  for (size_t i = 0; i < std::min(kShown, summary.bugs.size()); ++i) {
+    const Bug& b = summary.bugs[i];
+    out += "  " + b.task + ", log line " + std::to_string(b.log_line) + ": " + b.message + "\n";
+    out += "    reproduce: tunectl compile --log " + summary.log_path + " --line " + std::to_string(b.log_line) +
+           " --check\n";
+  }
+  if (summary.bugs.size() > kShown) out += "  ... and " + std::to_string(summary.bugs.size() - kShown) + " more\n";
+  return out;
+}
+
 }  // namespace
 
 std::string summary_table(const TuneSummary& summary) {
@@ -84,6 +100,7 @@ std::string summary_table(const TuneSummary& summary) {
                 total_ms);
   out += buf;
   out += time_split_line(summary.time, summary.wall_seconds);
+  out += bugs_text(summary);
   return out;
 }
 

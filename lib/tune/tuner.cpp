@@ -184,7 +184,8 @@ void Tuner::tune_round(int t) {
     for (size_t i = begin; i < end; ++i) {
       log::MeasureResult& r = results[i - begin];
       const double cost = r.median_cost();
-      writer_->append({run.info, batch[i].state.history, r});
+      const int line = writer_->append({run.info, batch[i].state.history, r});
+      if (r.error == log::MeasureError::InternalError) summary_.bugs.push_back({tasks_[t].name, line, r.error_message});
       measured_.insert(log::program_key(key, batch[i].state.history));
       run.search.add_measured(batch[i], cost);
       run.best_cost = std::min(run.best_cost, cost);
@@ -208,6 +209,7 @@ void Tuner::tune_round(int t) {
 TuneSummary Tuner::run() {
   InterruptGuard guard;
   guard_ = &guard;
+  summary_.log_path = o_.log_path;
   backend_ = o_.backend ? o_.backend : backend::host_backend();
   backend_->check_runs_here("tune measures");
   const std::string target = backend_->target().str();

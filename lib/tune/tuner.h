@@ -41,8 +41,9 @@ struct TuneOptions {
   uint64_t seed = 0;                 // seeds the scheduler, every task's search and the cost model
   // A candidate whose first run is this many times slower than its task's
   // best so far is timed by that run alone (MeasureInput::slow_cutoff_s);
-  // 0 = time every candidate fully.
-  double slow_cutoff_factor = 10;
+  // 0 = time every candidate fully. At 3x the best such a program is far
+  // from being chosen, and one run tells the cost model as much.
+  double slow_cutoff_factor = 3;
   bool use_cost_model = true;        // false: XGBoost replaced by RandomCostModel (a baseline)
   bool progress = true;              // the live progress line on stderr
   tasks::SchedulerParams scheduler;
@@ -74,8 +75,17 @@ struct TimeSplit {
   double other_s = 0;      // the rest: reading the log and training on it, writing records
 };
 
+// A candidate whose measurement hit an internal error (a bug in tunectl, not
+// a slow or wrong program).
+struct Bug {
+  std::string task;
+  int log_line = 0;     // its record's line in the log
+  std::string message;
+};
+
 struct TuneSummary {
   std::vector<TaskSummary> tasks;
+  std::string log_path;
   int new_trials = 0;       // measured in this run
   int resumed_trials = 0;   // read from the log
   double wall_seconds = 0;
@@ -83,6 +93,7 @@ struct TuneSummary {
   bool interrupted = false; // ended by SIGINT/SIGTERM
   std::string stop_reason;  // "trial budget", "time budget", "all tasks done", "interrupted"
   std::vector<std::string> warnings;  // log repairs and skipped records (also printed to stderr)
+  std::vector<Bug> bugs;    // internal errors of this run's measurements
   // sum(weight x best cost) over tasks; +inf while a task has no valid program.
   double estimated_latency() const;
 };
@@ -94,8 +105,9 @@ struct TuneSummary {
 TuneSummary tune(const std::vector<tasks::Task>& tasks, const TuneOptions& options);
 
 // The closing table: one row per task (name, weight, trials, errors, best ms,
-// GFLOP/s, share of the estimated latency, status), a totals line and where
-// the wall time went (TimeSplit).
+// GFLOP/s, share of the estimated latency, status), a totals line, where
+// the wall time went (TimeSplit) and the bugs met, each with the command that
+// reproduces it.
 std::string summary_table(const TuneSummary& summary);
 
 }  // namespace tunectl::tune

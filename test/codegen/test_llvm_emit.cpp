@@ -48,8 +48,10 @@ TEST_CASE("emit_object_file writes an ELF object defining the kernel", "[cpu]") 
   std::filesystem::remove(path);
 }
 
-TEST_CASE("emit_object_file reports an unwritable path as a user error", "[cpu][error]") {
-  REQUIRE_THROWS_AS(codegen::emit_object_file(parallel_add("k"), test::host(), "/nonexistent-dir/k.o"), UserError);
+TEST_CASE("emit_object_file reports an unwritable path as an operating-system error naming it", "[cpu][error]") {
+  REQUIRE_THROWS_AS(codegen::emit_object_file(parallel_add("k"), test::host(), "/nonexistent-dir/k.o"), SystemError);
+  REQUIRE_THROWS_WITH(codegen::emit_object_file(parallel_add("k"), test::host(), "/nonexistent-dir/k.o"),
+                      Catch::Matchers::Contains("cannot write an object file: open(/nonexistent-dir/k.o): "));
 }
 
 TEST_CASE("emit_assembly targets the host's vector registers", "[cpu]") {

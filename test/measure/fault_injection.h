@@ -1,17 +1,19 @@
 // Faulty candidates for the isolation tests of measurement and tuning: the
 // kernel call that MeasureOptions::run_override makes can instead crash,
-// hang, scribble past the output or compute a wrong output. Shared by
+// hang, scribble past the output, compute a wrong output or meet an internal
+// error (a bug of tunectl's, as a failed internal_check would be). Shared by
 // test_measure and test_tune (included as "measure/fault_injection.h").
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
+#include "ir/error.h"
 #include "runtime/kernel.h"
 
 namespace tunectl::test {
 
-enum class Fault { None, Segfault, Hang, OutOfBounds, WrongOutput };
+enum class Fault { None, Segfault, Hang, OutOfBounds, WrongOutput, InternalError };
 
 // Runs kernel on args (inputs, then the output at args[output_arg] of
 // output_bytes) with the fault injected.
@@ -36,6 +38,8 @@ inline void run_with_fault(Fault fault, const runtime::Kernel& kernel, void* con
       kernel.run(args);
       static_cast<float*>(args[output_arg])[5] += 0.5f;
       break;
+    case Fault::InternalError:
+      internal_fail("planted internal error");
     case Fault::None:
       kernel.run(args);
   }

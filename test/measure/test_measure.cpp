@@ -127,6 +127,19 @@ TEST_CASE("measure's wall time splits into building, checking and timing", "[cpu
   CHECK(t.building_s + t.checking_s + t.timing_s > 0.5 * wall);
 }
 
+TEST_CASE("an internal error in a worker is reported as one, not as a failed candidate", "[cpu]") {
+  auto dag = matmul_dag();
+  measure::MeasureOptions o = fast_options();
+  o.run_override = [](size_t index, const runtime::Kernel& kernel, void* const* args) {
+    test::run_with_fault(index == 0 ? test::Fault::InternalError : test::Fault::None, kernel, args, 2,
+                         32 * 24 * sizeof(float));
+  };
+  measure::Measurer measurer(o);
+  auto results = measurer.measure({{dag, {}}, {dag, {}}});
+  require_error(results[0], MeasureError::InternalError, "internal error: planted internal error");
+  require_good(results[1]);
+}
+
 TEST_CASE("a build over the time limit is a build timeout", "[cpu]") {
   auto dag = matmul_dag();
   measure::MeasureOptions o = fast_options();

@@ -154,4 +154,34 @@ TEST_CASE("crashing, hanging and scribbling candidates become error records and 
   REQUIRE(s.tasks.size() == 1);
   CHECK(s.tasks[0].errors == 6);
   CHECK(std::isfinite(s.tasks[0].best_cost));
+  CHECK(s.bugs.empty());
+}
+
+TEST_CASE("an internal error in a worker is a bug in the summary, with the command that reproduces it", "[cpu][tune]") {
+  tune_test::TempDir dir("bugs");
+  tune::TuneOptions o = tune_test::fast_options(dir.file("bugs.log.json"));
+  o.trials = 8;
+  // The second candidate of each chunk of four meets an internal error.
+  o.measure.run_override = [](size_t index, const runtime::Kernel& kernel, void* const* args) {
+    test::run_with_fault(index % 4 == 1 ? test::Fault::InternalError : test::Fault::None, kernel, args, 2,
+                         16 * 24 * sizeof(float));
+  };
+  tune::TuneSummary s = tune::tune({tune_test::small_matmul()}, o);
+  CHECK(s.new_trials == 8);
+  const log::LogContents log = log::read_log(o.log_path);
+  REQUIRE(s.bugs.size() == 2);
+  for (const tune::Bug& bug : s.bugs) {
+    CHECK(bug.task == s.tasks[0].name);
+    CHECK(bug.message == "internal error: planted internal error");
+    // The line it names holds the record of that candidate.
+    const size_t i = static_cast<size_t>(bug.log_line - 1);
+    REQUIRE(i < log.records.size());
+    CHECK(log.lines[i] == bug.log_line);
+    CHECK(log.records[i].result.error == log::MeasureError::InternalError);
+  }
+  CHECK(s.bugs[0].log_line == 2);
+  const std::string table = tune::summary_table(s);
+  INFO(table);
+  CHECK(table.find("2 candidate(s) hit an internal error in tunectl") != std::string::npos);
+  CHECK(table.find("reproduce: tunectl compile --log " + o.log_path + " --line 2 --check") != std::string::npos);
 }

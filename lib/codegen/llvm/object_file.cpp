@@ -62,10 +62,10 @@ void emit_object_file(const lower::LoweredFunc& func, const target::Target& targ
   OptimizedModule m = build_optimized(func, target);
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
-  user_check(!ec, "cannot write object file ", path, ": ", ec.message());
+  if (ec) system_fail("cannot write an object file", "open", path, ec.message());
   emit_machine_code(m, os, llvm::CodeGenFileType::ObjectFile);
   os.flush();
-  user_check(!os.has_error(), "cannot write object file ", path, ": ", os.error().message());
+  if (os.has_error()) system_fail("cannot write an object file", "write", path, os.error().message());
 }
 
 }  // namespace tunectl::codegen

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Failure kinds end to end, each with its exit code and a message naming the
+# failing call and path (README "Exit codes"): a planted fork failure, a
+# read-only log folder and a full disk are operating-system failures (71); a
+# record the log does not have, or a log that is a device, is a user error (2). And the reproduction the
+# tune summary prints for an internal error, `compile --log --line`, works on
+# a real record. Usage: failures_test.sh TUNECTL REPO_DIR FAIL_FORK_SO
+set -u
+tunectl=$(realpath "$1")
+repo=$2
+fail_fork=$3
+model=$repo/models/small_cnn.onnx
+source "$(dirname "$0")/cli_lib.sh"
+run_dir=$work
+
+# fork fails: the first measurement cannot start a worker.
+expect 71 "measure: cannot start a worker: fork(): Resource temporarily unavailable" -- \
+  env LD_PRELOAD="$fail_fork" "$tunectl" tune "$model" --trials 4 --log "$work/fork.json" --kernels "$work/fork.kernels"
+
+# A read-only log folder: a read-only bind mount as root (who may write
+# anywhere else), a folder without write permission otherwise.
+ro=$work/readonly
+mkdir -p "$ro"
+if [ "$(id -u)" -eq 0 ]; then
+  in_readonly() { unshare --mount sh -c 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && shift && exec "$@"' \
+    "$ro" -- "$@"; }
+else
+  chmod 555 "$ro"
+  in_readonly() { "$@"; }
+fi
+expect 71 "cannot open the tuning log for appending: open($ro/log.json):" -- \
+  in_readonly "$tunectl" tune "$model" --trials 4 --log "$ro/log.json" --kernels "$work/ro.kernels"
+check "nothing was written to the read-only folder" test ! -e "$ro/log.json"
+
+# A full disk, as the file-size limit plants it (for root too): the log's
+# writes fail once it reaches 8 KiB (EFBIG, with SIGXFSZ ignored).
+expect 71 "cannot write the tuning log: write($work/full/log.json): File too large" -- \
+  bash -c 'trap "" XFSZ; ulimit -f 8; exec "$@"' bash \
+  "$tunectl" tune "$model" --trials 48 --log "$work/full/log.json" --kernels "$work/full.kernels"
+expect 2 "tuning log '/dev/zero' is not a regular file" -- "$tunectl" replay /dev/zero
+
+# compile --log --line rebuilds a record's program: what the summary prints
+# to reproduce an internal error.
+log=$repo/tuning_logs/small_cnn.llvm.json
+line=$(grep -n '"error":"none"' "$log" | head -n1 | cut -d: -f1)
+expect 0 "check: output matches the reference" -- "$tunectl" compile --log "$log" --line "$line" --check \
+  --emit state
+expect 2 "has no record at line 100000" -- "$tunectl" compile --log "$log" --line 100000
+expect 2 "--log needs --line" -- "$tunectl" compile --log "$log"
+expect 2 "exclude each other" -- "$tunectl" compile --log "$log" --line 1 --op matmul
+
+finish "failures"
