@@ -7,6 +7,8 @@
 //   tunectl bench MODEL [--log FILE]         a whole ONNX model end to end,
 //       default against tuned schedules (cmd/bench_model.cpp)
 // This file registers the command and the log reading the modes share.
+#include <spdlog/spdlog.h>
+
 #include "cmd/bench.h"
 
 #include <algorithm>
@@ -37,13 +39,13 @@ TuningLogs read_tuning_logs(const std::string& path, const std::string& target) 
   std::vector<log::Record> all;
   for (const auto& file : files) {
     log::LogContents contents = log::read_log(file);
-    for (const auto& w : contents.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    for (const auto& w : contents.warnings) spdlog::warn("{}", w);
     for (auto& r : contents.records) all.push_back(std::move(r));
   }
   TuningLogs logs;
   logs.target = !target.empty() ? target : all.empty() ? "" : log::pick_target(all, "", path);
   const std::string note = log::other_targets_note(all, logs.target);
-  if (!note.empty()) std::fprintf(stderr, "note: %s: %s\n", path.c_str(), note.c_str());
+  if (!note.empty()) spdlog::info("{}: {}", path, note);
   for (const log::Record& r : all)
     if (r.task.target == logs.target) ++logs.trials[r.task.workload_key];
   logs.best = log::best_records(all, logs.target);

@@ -6,6 +6,9 @@
 #include <cstdio>
 #include <exception>
 
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
 #include "cmd/subcommands.h"
 #include "ir/error.h"
 
@@ -13,6 +16,15 @@ int main(int argc, char** argv) {
   CLI::App app{"tunectl — an auto-tuner for deep-learning models (ONNX -> tuned CPU/GPU kernels)", "tunectl"};
   app.set_version_flag("--version", "tunectl " TUNECTL_VERSION);
   app.require_subcommand(1);
+  // Diagnostics go through spdlog to stderr as "warning: ...", "debug: ...";
+  // -v and -q are accepted after any subcommand (fallthrough).
+  spdlog::set_default_logger(spdlog::stderr_logger_st("tunectl"));
+  spdlog::set_pattern("%l: %v");
+  app.fallthrough();
+  app.add_flag_callback("-v,--verbose", [] { spdlog::set_level(spdlog::level::debug); },
+                        "also log debug details (graph passes, lowering passes and their times)");
+  app.add_flag_callback("-q,--quiet", [] { spdlog::set_level(spdlog::level::err); },
+                        "print no progress, notes or warnings, only results and errors");
   tunectl::cmd::register_compile(app);
   tunectl::cmd::register_bench(app);
   tunectl::cmd::register_run(app);

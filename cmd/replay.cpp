@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "backend/backend.h"
 #include "cmd/subcommands.h"
 #include "ir/error.h"
@@ -38,7 +40,7 @@ struct TaskSummary {
 
 void run_replay(const ReplayOptions& o) {
   log::LogContents contents = log::read_log(o.log);
-  for (const std::string& w : contents.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  for (const std::string& w : contents.warnings) spdlog::warn("{}", w);
 
   const std::string wanted = o.target.empty() ? "" : backend::resolve_target(o.target).str();
   const std::string target = log::pick_target(contents.records, wanted, o.log);

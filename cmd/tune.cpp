@@ -18,6 +18,8 @@
 #include "graph/import.h"
 #include "graph/partition.h"
 #include "graph/passes.h"
+#include <spdlog/spdlog.h>
+
 #include "ir/error.h"
 #include "kernels/kernel_cache.h"
 #include "log/log_file.h"
@@ -67,6 +69,7 @@ void write_kernels(const std::vector<tasks::Task>& tasks, const std::string& log
 
 void run_tune(TuneCmdOptions& o) {
   o.tune.backend = backend::make_backend(backend::resolve_target(o.target));
+  o.tune.progress = spdlog::should_log(spdlog::level::info);  // off with -q
   o.tune.backend->check_runs_here("tune measures");
   const std::string stem = std::filesystem::path(o.model).stem().string();
   if (o.log_path.empty()) o.log_path = stem + ".log.json";

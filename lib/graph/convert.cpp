@@ -123,6 +123,10 @@ void NodeContext::reject_attr(const std::string& name, const std::string& why) c
 
 std::string NodeContext::out_name(size_t k) const {
   if (k < node.outputs.size() && !node.outputs[k].empty()) return node.outputs[k];
+  // Named after the first output, not the node, so that the partitioner's
+  // positional output names make every tensor name positional.
+  for (const std::string& first : node.outputs)
+    if (!first.empty()) return first + "_out" + std::to_string(k);
   return node.name + "_out" + std::to_string(k);
 }
 

@@ -147,21 +147,6 @@ std::string subgraph_name(const Graph& g, const std::vector<int>& nodes, size_t 
   return name + std::to_string(index);
 }
 
-// Converts `node`, a copy of `original` under positional names; a UserError
-// from the converter names the model's node instead.
-std::vector<te::Tensor> convert_with_model_names(const Node& node, const Node& original,
-                                                 const std::vector<te::Tensor>& inputs, const Graph& g) {
-  try {
-    return convert_node(node, inputs, g);
-  } catch (const UserError& e) {
-    std::string msg = e.what();
-    const std::string positional = node.describe();
-    for (size_t at = msg.find(positional); at != std::string::npos; at = msg.find(positional, at + 1))
-      msg.replace(at, positional.size(), original.describe());
-    throw UserError(msg);
-  }
-}
-
 // The subgraph's tensors over placeholders for `inputs` (named input0,
 // input1, ... in that order). Nodes are converted under positional output
 // names (op type and position in the subgraph), so equal subgraphs at
@@ -180,13 +165,14 @@ std::vector<te::Tensor> build_outputs(const Graph& g, const Subgraph& sg) {
       auto it = tensors.find(in);
       ins.push_back(it == tensors.end() ? nullptr : it->second);
     }
+    // The model's node (errors name it) with positional output names.
     Node node = original;
-    node.name = short_name(node.op_type) + std::to_string(j);
+    const std::string positional = short_name(node.op_type) + std::to_string(j);
     for (size_t k = 0; k < node.outputs.size(); ++k) {
       if (node.outputs[k].empty()) continue;
-      node.outputs[k] = node.name + (node.outputs.size() > 1 ? "_" + std::to_string(k) : "");
+      node.outputs[k] = positional + (node.outputs.size() > 1 ? "_" + std::to_string(k) : "");
     }
-    std::vector<te::Tensor> outs = convert_with_model_names(node, original, ins, g);
+    std::vector<te::Tensor> outs = convert_node(node, ins, g);
     for (size_t k = 0; k < original.outputs.size(); ++k) {
       if (original.outputs[k].empty()) continue;
       // Converters leave out optional outputs they do not compute.

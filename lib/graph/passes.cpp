@@ -5,21 +5,16 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
-#include <iostream>
 #include <set>
 #include <string>
+
+#include <spdlog/spdlog.h>
 
 #include "ir/error.h"
 
 namespace tunectl::graph {
 
 namespace {
-
-bool debug_enabled() {
-  const char* v = std::getenv("TUNECTL_DEBUG");
-  return v != nullptr && std::string(v) != "0" && std::string(v) != "";
-}
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
@@ -124,17 +119,14 @@ Graph eliminate_dead_code(Graph g) {
 }
 
 Graph simplify_graph(Graph g) {
-  const bool debug = debug_enabled();
   auto run = [&](const char* pass, Graph (*f)(Graph)) {
     auto start = std::chrono::steady_clock::now();
     g = f(std::move(g));
-    if (!debug) return;
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    std::cerr << "// simplify_graph: after " << pass << " (" << ms << " ms): " << g.nodes.size() << " nodes, "
-              << g.constants.size() << " constants\n";
+    spdlog::debug("simplify_graph: after {} ({:.1f} ms): {} nodes, {} constants", pass, ms, g.nodes.size(),
+                  g.constants.size());
   };
-  if (debug) std::cerr << "// simplify_graph: imported " << g.nodes.size() << " nodes, " << g.constants.size()
-                       << " constants\n";
+  spdlog::debug("simplify_graph: imported {} nodes, {} constants", g.nodes.size(), g.constants.size());
   run("remove_identities", remove_identities);
   run("fold_constants", fold_constants);
   run("fold_batch_norm", fold_batch_norm);

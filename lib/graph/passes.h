@@ -4,7 +4,8 @@
 // Unsqueeze, Concat, ConstantOfShape, Range, ... so that PyTorch exports and
 // the "light" models reduce to static shapes and constant weights), fold
 // BatchNormalization into a preceding Conv, eliminate dead nodes and
-// constants. TUNECTL_DEBUG=1 prints node counts after each pass.
+// constants. With -v (spdlog's debug level) it logs node counts after each
+// pass.
 #pragma once
 
 #include <map>

@@ -249,12 +249,8 @@ State random_schedule(std::shared_ptr<const te::ComputeDAG> dag, std::mt19937_64
     std::optional<Step> step = Proposer(state, rng).propose();
     if (!step) continue;
     State next = state;
-    try {
-      next.apply(*step);
-    } catch (const UserError&) {
-      continue;  // an invalid proposal: exactly what apply is there to reject
-    }
-    if (!cpu_friendly(next)) continue;
+    // An invalid proposal: exactly what validation is there to reject.
+    if (next.try_apply(*step) || !cpu_friendly(next)) continue;
     state = std::move(next);
     ++accepted;
   }

@@ -132,4 +132,32 @@ State replay(std::shared_ptr<const te::ComputeDAG> dag, const std::vector<Step>&
   return s;
 }
 
+// The one place where a step that does not fit turns from the UserError that
+// validation raises into a return value.
+std::optional<std::string> State::try_apply(const Step& step) {
+  try {
+    apply(step);
+    return std::nullopt;
+  } catch (const UserError& e) {
+    return e.what();
+  }
+}
+
+std::optional<State> try_replay(std::shared_ptr<const te::ComputeDAG> dag, const std::vector<Step>& steps) {
+  State s = State::initial(std::move(dag));
+  for (const auto& step : steps)
+    if (s.try_apply(step)) return std::nullopt;
+  return s;
+}
+
+std::optional<State> try_edit(const State& s, const std::function<void(State&)>& edit) {
+  State next = s;
+  try {
+    edit(next);
+  } catch (const UserError&) {
+    return std::nullopt;
+  }
+  return next;
+}
+
 }  // namespace tunectl::schedule

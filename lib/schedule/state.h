@@ -4,7 +4,9 @@
 // replaying it on the initial state (State::initial) reproduces the State.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -111,16 +113,26 @@ struct State {
   static State initial(std::shared_ptr<const te::ComputeDAG> dag);
 
   // Applies step (validating it: UserError with a clear message when it does
-  // not fit this state) and appends it to history.
+  // not fit this state) and appends it to history. For steps a user wrote.
   void apply(const Step& step);
+  // Applies step like apply and returns nullopt; when it does not fit, leaves
+  // the state as it was and returns why. For steps the search proposes,
+  // where a step that does not fit is an ordinary outcome, not an error.
+  std::optional<std::string> try_apply(const Step& step);
 
   // A readable loop-structure listing (one line per loop, annotations,
   // attach points), deterministic: two equal states print the same.
   std::string to_string() const;
 };
 
-// Replays steps on State::initial(dag).
+// Replays steps on State::initial(dag): UserError when one does not fit.
 State replay(std::shared_ptr<const te::ComputeDAG> dag, const std::vector<Step>& steps);
+// The same, nullopt when a step does not fit (a mutated history).
+std::optional<State> try_replay(std::shared_ptr<const te::ComputeDAG> dag, const std::vector<Step>& steps);
+// A copy of s edited by `edit` (which applies steps with apply), or nullopt
+// when one of its steps does not fit: how a sketch rule or an annotation
+// that may not apply to a state is tried.
+std::optional<State> try_edit(const State& s, const std::function<void(State&)>& edit);
 
 // Structural equality: same stages (ops compared by canonical structure),
 // iterators, relations, attach points and history.

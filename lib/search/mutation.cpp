@@ -184,28 +184,25 @@ std::optional<schedule::State> mutate(const schedule::State& state, std::mt19937
     auto [kind, steps] = kinds[kind_dist(rng)];
     int k = (*steps)[pick(rng, static_cast<int>(steps->size()))];
     std::vector<Step> edited = h;
-    try {
-      bool changed = false;
-      switch (kind) {
-        case Kind::TileSize:
-          changed = mutate_tile_size(edited, k, rng, params);
-          break;
-        case Kind::Unroll:
-          changed = mutate_unroll(edited, k, rng, params);
-          break;
-        case Kind::ComputeAt:
-          changed = mutate_compute_at(state, edited, k, rng);
-          break;
-        case Kind::Parallel:
-          changed = mutate_parallel(edited, k, rng);
-          break;
-      }
-      if (!changed) continue;
-      schedule::State next = schedule::replay(state.dag, edited);
-      if (vector_loops_fit(next, params)) return next;
-    } catch (const UserError&) {
-      // The edit does not fit the later steps: an invalid candidate, try again.
+    bool changed = false;
+    switch (kind) {
+      case Kind::TileSize:
+        changed = mutate_tile_size(edited, k, rng, params);
+        break;
+      case Kind::Unroll:
+        changed = mutate_unroll(edited, k, rng, params);
+        break;
+      case Kind::ComputeAt:
+        changed = mutate_compute_at(state, edited, k, rng);
+        break;
+      case Kind::Parallel:
+        changed = mutate_parallel(edited, k, rng);
+        break;
     }
+    if (!changed) continue;
+    // An edit that does not fit the later steps is an invalid candidate: try again.
+    std::optional<schedule::State> next = schedule::try_replay(state.dag, edited);
+    if (next && vector_loops_fit(*next, params)) return next;
   }
   return std::nullopt;
 }

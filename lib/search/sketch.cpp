@@ -5,6 +5,8 @@
 // applies may branch (several sketches). Each DAG op is looked up by its
 // buffer, since a packed copy (cache_read) shifts the stages after its input.
 #include <algorithm>
+#include <functional>
+#include <optional>
 
 #include "ir/error.h"
 #include "ir/functor.h"
@@ -224,13 +226,8 @@ std::vector<State> expand(const State& s, int i, const SearchParams& params) {
   std::vector<State> out;
   // Each branch is tried on a copy; a rule that the state rejects (an
   // output, a stage others attach to) simply does not apply.
-  auto branch = [&](auto&& rule) {
-    State next = s;
-    try {
-      rule(next);
-      out.push_back(std::move(next));
-    } catch (const UserError&) {
-    }
+  auto branch = [&](const std::function<void(State&)>& rule) {
+    if (std::optional<State> next = schedule::try_edit(s, rule)) out.push_back(std::move(*next));
   };
   if (st.op->reduce() == nullptr) {
     // Always-inline (apply rejects outputs and stages with attached loops).

@@ -152,9 +152,12 @@ std::optional<State> draw_annotation(const State& sketch, std::mt19937_64& rng, 
   for (size_t h = 0; h < history.size(); ++h)
     if (auto* split = std::get_if<schedule::SplitStep>(&history[h])) splits_by_stage[split->stage].push_back(h);
   for (const auto& [stage, splits] : splits_by_stage) fill_stage_splits(history, splits, rng, params);
-  try {
-    State s = schedule::replay(sketch.dag, history);
-    const int64_t bound = int64_t{params.parallel_chunks_per_core} * std::max(1, params.cores);
+  // A draw the schedule rejects (e.g. a non-dividing tile under a compute_at
+  // point) gives nothing.
+  std::optional<State> tiled = schedule::try_replay(sketch.dag, history);
+  if (!tiled) return std::nullopt;
+  const int64_t bound = int64_t{params.parallel_chunks_per_core} * std::max(1, params.cores);
+  return schedule::try_edit(*tiled, [&](State& s) {
     for (int i = 0; i < static_cast<int>(s.stages.size()); ++i) {
       if (!active(s.stages[i])) continue;
       vectorize(s, i, rng, params);
@@ -165,12 +168,7 @@ std::optional<State> draw_annotation(const State& sketch, std::mt19937_64& rng, 
         if (n > 0) s.apply(schedule::PragmaStep{i, 0, "auto_unroll_max_step$" + std::to_string(n)});
       }
     }
-    return s;
-  } catch (const UserError&) {
-    // A draw the schedule rejects (e.g. a non-dividing tile under a
-    // compute_at point).
-    return std::nullopt;
-  }
+  });
 }
 
 }  // namespace

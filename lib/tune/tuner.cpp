@@ -13,6 +13,8 @@
 #include <memory>
 #include <set>
 
+#include <spdlog/spdlog.h>
+
 #include "ir/error.h"
 #include "log/log_file.h"
 #include "search/task_search.h"
@@ -40,7 +42,7 @@ void check_options(const std::vector<tasks::Task>& tasks, const TuneOptions& o) 
 }
 
 void warn(TuneSummary& summary, const std::string& message) {
-  std::fprintf(stderr, "warning: %s\n", message.c_str());
+  spdlog::warn("{}", message);
   summary.warnings.push_back(message);
 }
 

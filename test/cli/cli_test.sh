@@ -42,4 +42,10 @@ check "compile --emit passes lists the lowering steps in order" \
   "// after schedule_to_loops|// after flatten_buffers|// after simplify_loops|"
 check "compile --emit passes prints each function" test "$(grep -c '^func matmul(' <<<"$pass_dump")" -eq 3
 
+# -v and -q on any subcommand: debug details through spdlog, or nothing but results.
+expect 0 "debug: simplify_graph: after fold_constants" -- "$tunectl" tasks "$model" -v
+quiet=$("$tunectl" tune "$model" --trials 4 --log "$work/quiet.json" --kernels "$work/quiet.kernels" -q 2>&1)
+check "tune -q shows no progress line" test "$(grep -c '\[round' <<<"$quiet")" -eq 0
+check "tune -q still prints the summary" grep -q "4 new measurements" <<<"$quiet"
+
 finish "cli"

@@ -155,3 +155,33 @@ TEST_CASE("prepack step errors", "[unit][error]") {
   require_rejected(s, PrepackStep{3}, {"B.local is already prepacked"});
   require_rejected(s, ComputeInlineStep{3}, {"cannot compute_inline B.local: it is prepacked"});
 }
+
+TEST_CASE("try_apply, try_replay and try_edit return what does not fit instead of throwing", "[unit][error]") {
+  State s = State::initial(matmul_dag());
+  const State before = s;
+  std::optional<std::string> why;
+  REQUIRE_NOTHROW(why = s.try_apply(SplitStep{2, 0, 25, {2}, true}));
+  REQUIRE(why.has_value());
+  CHECK_THAT(*why, Contains("expects extent 25"));
+  CHECK(states_equal(before, s));
+  CHECK_FALSE(s.try_apply(SplitStep{2, 0, 24, {2}, true}).has_value());
+  CHECK(s.history.size() == 1);
+
+  CHECK(try_replay(s.dag, s.history).has_value());
+  std::vector<Step> bad = s.history;
+  bad.push_back(ReorderStep{2, {0, 1}});
+  CHECK_FALSE(try_replay(s.dag, bad).has_value());
+
+  // An edit of several steps: all of them or nothing, and s stays as it was.
+  std::optional<State> edited = try_edit(s, [](State& n) {
+    n.apply(FuseStep{2, {0, 1}});
+    n.apply(AnnotationStep{2, 0, "parallel"});
+  });
+  REQUIRE(edited.has_value());
+  CHECK(edited->history.size() == 3);
+  CHECK(s.history.size() == 1);
+  CHECK_FALSE(try_edit(s, [](State& n) {
+    n.apply(FuseStep{2, {0, 1}});
+    n.apply(ComputeInlineStep{2});  // an output: does not apply
+  }).has_value());
+}
