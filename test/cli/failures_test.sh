@@ -8,22 +8,21 @@
 set -u
 tunectl=$(realpath "$1")
 repo=$2
-fail_fork=$3
+plant=$3
 model=$repo/models/small_cnn.onnx
 source "$(dirname "$0")/cli_lib.sh"
 run_dir=$work
 
 # fork fails: the first measurement cannot start a worker.
 expect 71 "measure: cannot start a worker: fork(): Resource temporarily unavailable" -- \
-  env LD_PRELOAD="$fail_fork" "$tunectl" tune "$model" --trials 4 --log "$work/fork.json" --kernels "$work/fork.kernels"
+  env LD_PRELOAD="$plant" PLANT_FORK_FAILURE=1 "$tunectl" tune "$model" --trials 4 --log "$work/fork.json" --kernels "$work/fork.kernels"
 
-# A read-only log folder: a read-only bind mount as root (who may write
-# anywhere else), a folder without write permission otherwise.
+# A read-only log folder: a folder without write permission, or for root
+# (who may write there anyway) a planted read-only file system.
 ro=$work/readonly
 mkdir -p "$ro"
 if [ "$(id -u)" -eq 0 ]; then
-  in_readonly() { unshare --mount sh -c 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && shift && exec "$@"' \
-    "$ro" -- "$@"; }
+  in_readonly() { env LD_PRELOAD="$plant" PLANT_READONLY_FOLDER="$ro" "$@"; }
 else
   chmod 555 "$ro"
   in_readonly() { "$@"; }
