@@ -33,12 +33,6 @@ std::map<std::string, runtime::NDArray> random_model_inputs(const graph::Graph& 
   return inputs;
 }
 
-std::string shape_string(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 void print_profile(const std::vector<graph::SubgraphTime>& times) {
   double total = 0;
   size_t width = 8;

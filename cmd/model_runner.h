@@ -24,9 +24,6 @@ LoadedModel load_model(const std::string& path, const graph::ImportOptions& impo
 // Seeded uniform values in [-1, 1) (integers and bools: 0 and 1) for every graph input.
 std::map<std::string, runtime::NDArray> random_model_inputs(const graph::Graph& g, uint64_t seed);
 
-// "[1x3x224x224]".
-std::string shape_string(const std::vector<int64_t>& shape);
-
 // One row per subgraph (name, ms, share of the total) and the total.
 void print_profile(const std::vector<graph::SubgraphTime>& times);
 

@@ -15,6 +15,7 @@
 #include "cmd/subcommands.h"
 #include "graph/tensor_proto.h"
 #include "ir/error.h"
+#include "ir/printer.h"
 
 namespace tunectl::cmd {
 
@@ -64,7 +65,7 @@ std::string file_name_for(const std::string& value) {
 
 void print_output(const std::string& name, const runtime::NDArray& value) {
   std::printf("%s %s %s:", name.c_str(), std::string(ir::to_string(value.dtype())).c_str(),
-              shape_string(value.shape()).c_str());
+              ir::shape_to_string(value.shape()).c_str());
   const int64_t shown = std::min<int64_t>(value.num_elements(), 6);
   for (int64_t i = 0; i < shown; ++i) std::printf(" %.6g", value.get(i));
   if (value.num_elements() > shown) std::printf(" ...");

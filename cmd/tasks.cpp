@@ -13,6 +13,7 @@
 #include "graph/import.h"
 #include "graph/partition.h"
 #include "graph/passes.h"
+#include "ir/printer.h"
 #include "tasks/extract.h"
 
 namespace tunectl::cmd {
@@ -25,15 +26,9 @@ struct TasksOptions {
   bool json = false;
 };
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string s;
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
-  return s.empty() ? "scalar" : s;
-}
-
 std::vector<std::string> shapes_of(const std::vector<te::Tensor>& tensors) {
   std::vector<std::string> out;
-  for (const te::Tensor& t : tensors) out.push_back(shape_text(t->shape()));
+  for (const te::Tensor& t : tensors) out.push_back(ir::shape_to_string(t->shape()));
   return out;
 }
 

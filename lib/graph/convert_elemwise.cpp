@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "graph/convert_util.h"
+#include "ir/printer.h"
 #include "ops/elemwise.h"
 #include "ops/index.h"
 #include "ops/transform.h"
@@ -19,12 +20,6 @@ Converter unary(Unary f) {
   return [f](const NodeContext& c) { return std::vector<te::Tensor>{f(c.in(0), c.out_name())}; };
 }
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t d = 0; d < shape.size(); ++d) s += (d ? "," : "") + std::to_string(shape[d]);
-  return s + "]";
-}
-
 // Input 1 of Add/Sub/Mul/Div/Pow, shaped so that numpy broadcasting means
 // what the node's opset says. Before opset 7 there is no implicit
 // broadcasting: with broadcast = 0 the shapes are equal; with broadcast = 1,
@@ -37,17 +32,17 @@ te::Tensor rhs_operand(const NodeContext& c) {
   std::vector<int64_t> sa = c.shape(0), sb = c.shape(1);
   int64_t ra = static_cast<int64_t>(sa.size()), rb = static_cast<int64_t>(sb.size());
   if (c.attr_int("broadcast", 0) == 0) {
-    c.check(sa == sb, "operands of shapes ", shape_text(sa), " and ", shape_text(sb),
+    c.check(sa == sb, "operands of shapes ", ir::shape_to_string(sa), " and ", ir::shape_to_string(sb),
             " differ, and attribute 'broadcast' is not 1 (opset ", c.opset(), " does not broadcast implicitly)");
     return b;
   }
   int64_t axis = c.attr_int("axis", ra - rb);
-  c.check(axis >= 0 && axis + rb <= ra, "attribute 'axis' = ", axis, " does not place B of shape ", shape_text(sb),
-          " within A of shape ", shape_text(sa));
+  c.check(axis >= 0 && axis + rb <= ra, "attribute 'axis' = ", axis, " does not place B of shape ", ir::shape_to_string(sb),
+          " within A of shape ", ir::shape_to_string(sa));
   std::vector<int64_t> aligned(sa.size(), 1);
   for (int64_t d = 0; d < rb; ++d) {
-    c.check(sb[d] == sa[axis + d] || sb[d] == 1, "B of shape ", shape_text(sb), " does not broadcast to A of shape ",
-            shape_text(sa), " at attribute 'axis' = ", axis);
+    c.check(sb[d] == sa[axis + d] || sb[d] == 1, "B of shape ", ir::shape_to_string(sb), " does not broadcast to A of shape ",
+            ir::shape_to_string(sa), " at attribute 'axis' = ", axis);
     aligned[axis + d] = sb[d];
   }
   if (rb == ra || ra == 0) return b;

@@ -5,12 +5,12 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <sstream>
 
 #include "backend/backend.h"
 #include "graph/convert.h"
 #include "graph/memory_plan.h"
 #include "ir/error.h"
+#include "ir/printer.h"
 #include "lower/lower.h"
 
 namespace tunectl::graph {
@@ -34,14 +34,6 @@ struct Launch {
   std::vector<runtime::NDArray> packed;
   std::vector<void*> packed_address;  // per argument: its packed copy, or nullptr
 };
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::ostringstream os;
-  os << "[";
-  for (size_t i = 0; i < shape.size(); ++i) os << (i ? "x" : "") << shape[i];
-  os << "]";
-  return os.str();
-}
 
 // LLVM symbols of kernels: the subgraph name with anything odd replaced.
 std::string kernel_symbol(const std::string& name) {
@@ -102,8 +94,8 @@ void Executor::Impl::compile() {
     auto add_arg = [&](const te::Tensor& t, const std::string& value) {
       const ValueInfo& info = graph.info(value);
       internal_check(t->shape() == te_shape(info.shape) && t->dtype() == info.dtype, "subgraph ", sg.name, ": tensor ",
-                     t->name, " ", shape_text(t->shape()), " does not fit value ", value, " ",
-                     shape_text(info.shape));
+                     t->name, " ", ir::shape_to_string(t->shape()), " does not fit value ", value, " ",
+                     ir::shape_to_string(info.shape));
       launch.args.push_back(value);
     };
     for (size_t i = 0; i < placeholders.size(); ++i) add_arg(placeholders[i], sg.inputs[i]);
@@ -183,9 +175,9 @@ void Executor::Impl::check_inputs(const std::map<std::string, runtime::NDArray>&
     auto it = inputs.find(name);
     const ValueInfo& info = graph.info(name);
     user_check(it != inputs.end(), "missing input '", name, "' (", ir::to_string(info.dtype), " ",
-               shape_text(info.shape), ")");
-    user_check(it->second.shape() == info.shape, "input '", name, "' has shape ", shape_text(it->second.shape()),
-               "; the model expects ", shape_text(info.shape));
+               ir::shape_to_string(info.shape), ")");
+    user_check(it->second.shape() == info.shape, "input '", name, "' has shape ", ir::shape_to_string(it->second.shape()),
+               "; the model expects ", ir::shape_to_string(info.shape));
     user_check(it->second.dtype() == info.dtype, "input '", name, "' has dtype ", ir::to_string(it->second.dtype()),
                "; the model expects ", ir::to_string(info.dtype));
   }

@@ -15,6 +15,7 @@
 #include "graph/onnx_opset_compat.h"
 #include "graph/onnx_util.h"
 #include "ir/error.h"
+#include "ir/printer.h"
 
 namespace tunectl::graph {
 
@@ -103,12 +104,6 @@ std::set<std::string> initializer_names(const onnx::GraphProto& graph) {
   return names;
 }
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::ostringstream os;
-  for (size_t i = 0; i < shape.size(); ++i) os << (i ? "x" : "") << shape[i];
-  return shape.empty() ? "(scalar)" : os.str();
-}
-
 // Writes --input-shape values into the graph inputs' types, so that shape
 // inference starts from static shapes.
 void pin_input_shapes(onnx::GraphProto& graph, const ImportOptions& options) {
@@ -128,13 +123,13 @@ void pin_input_shapes(onnx::GraphProto& graph, const ImportOptions& options) {
     if (tensor_shape->dim_size() == 0 && !input->type().tensor_type().has_shape()) {
       for (size_t i = 0; i < shape.size(); ++i) tensor_shape->add_dim();
     }
-    user_check(tensor_shape->dim_size() == static_cast<int>(shape.size()), "--input-shape ", name, "=",
-               shape_text(shape), " has rank ", shape.size(), ", but input '", name, "' has rank ",
+    user_check(tensor_shape->dim_size() == static_cast<int>(shape.size()), "--input-shape ", name, " of shape ",
+               ir::shape_to_string(shape), " has rank ", shape.size(), ", but input '", name, "' has rank ",
                tensor_shape->dim_size());
     for (int d = 0; d < tensor_shape->dim_size(); ++d) {
       auto* dim = tensor_shape->mutable_dim(d);
-      user_check(!dim->has_dim_value() || dim->dim_value() == shape[d], "--input-shape ", name, "=", shape_text(shape),
-                 " gives dimension ", d, " as ", shape[d], ", but the model fixes it to ", dim->dim_value());
+      user_check(!dim->has_dim_value() || dim->dim_value() == shape[d], "--input-shape ", name, " of shape ",
+                 ir::shape_to_string(shape), " gives dimension ", d, " as ", shape[d], ", but the model fixes it to ", dim->dim_value());
       dim->set_dim_value(shape[d]);
     }
   }

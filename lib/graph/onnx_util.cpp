@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "ir/error.h"
+#include "ir/printer.h"
 
 namespace tunectl::graph {
 
@@ -15,11 +16,7 @@ static_assert(std::endian::native == std::endian::little, "tensor I/O assumes a 
 namespace {
 
 std::string dims_string(const onnx::TensorProto& proto) {
-  std::ostringstream os;
-  os << "[";
-  for (int i = 0; i < proto.dims_size(); ++i) os << (i ? "," : "") << proto.dims(i);
-  os << "]";
-  return os.str();
+  return ir::shape_to_string({proto.dims().begin(), proto.dims().end()});
 }
 
 // Copies a typed repeated field into the array element by element. Typed,

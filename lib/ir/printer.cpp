@@ -278,4 +278,13 @@ std::string to_string(const Buffer& b) {
   return out + "]";
 }
 
+std::string shape_to_string(const std::vector<int64_t>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) out += 'x';
+    out += std::to_string(shape[i]);
+  }
+  return out + "]";
+}
+
 }  // namespace tunectl::ir

@@ -7,6 +7,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "ir/expr.h"
 #include "ir/stmt.h"
@@ -20,6 +21,9 @@ std::string to_string(const Expr& e);
 std::string to_string(const Stmt& s);
 // "name[float32 * 4 * 16]": name, element type and shape.
 std::string to_string(const Buffer& b);
+// A tensor shape as messages and tables print it: "[1x3x224x224]", "[]" for
+// a scalar.
+std::string shape_to_string(const std::vector<int64_t>& shape);
 
 std::ostream& operator<<(std::ostream& os, const Expr& e);
 std::ostream& operator<<(std::ostream& os, const Stmt& s);

@@ -9,30 +9,31 @@ namespace {
 
 using namespace ir;
 
-std::vector<Expr> flat_index(const Buffer& b, const std::vector<Expr>& indices) {
-  internal_check(indices.size() == b->shape.size(), "flatten: ", indices.size(), " indices into ", b->shape.size(),
-                 "-d buffer ", b->name);
-  if (indices.empty()) return {make_int(0)};
-  Expr idx = indices[0];
-  for (size_t d = 1; d < indices.size(); ++d) idx = idx * make_int(b->shape[d]) + indices[d];
-  return {idx};
-}
-
 class Flattener : public IRMutator {
  protected:
   Expr mutate_Load(const Expr& e, const LoadNode* op) override {
     std::vector<Expr> idx;
     for (const Expr& i : op->indices) idx.push_back(mutate(i));
-    return make_load(op->buffer, flat_index(op->buffer, idx));
+    return make_load(op->buffer, {flat_index(op->buffer, idx)});
   }
   Stmt mutate_Store(const Stmt& s, const StoreNode* op) override {
     std::vector<Expr> idx;
     for (const Expr& i : op->indices) idx.push_back(mutate(i));
-    return make_store(op->buffer, flat_index(op->buffer, idx), mutate(op->value));
+    return make_store(op->buffer, {flat_index(op->buffer, idx)}, mutate(op->value));
   }
 };
 
 }  // namespace
+
+Expr flat_index(const Buffer& buffer, const std::vector<Expr>& indices) {
+  if (indices.size() == 1) return indices[0];
+  internal_check(indices.size() == buffer->shape.size(), "flatten: ", indices.size(), " indices into ",
+                 buffer->shape.size(), "-d buffer ", buffer->name);
+  if (indices.empty()) return make_int(0);
+  Expr offset = indices[0];
+  for (size_t d = 1; d < indices.size(); ++d) offset = offset * make_int(buffer->shape[d]) + indices[d];
+  return offset;
+}
 
 LoweredFunc flatten_buffers(LoweredFunc func) {
   func.body = Flattener().mutate(func.body);

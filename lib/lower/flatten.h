@@ -11,4 +11,8 @@ namespace tunectl::lower {
 // buffer[((i0 * s1 + i1) * s2 + ..) + in] over the buffer's shape.
 LoweredFunc flatten_buffers(LoweredFunc func);
 
+// The row-major element offset of buffer[indices]; an access with one index
+// is already flat (code generation calls this on flattened IR).
+ir::Expr flat_index(const ir::Buffer& buffer, const std::vector<ir::Expr>& indices);
+
 }  // namespace tunectl::lower

@@ -53,7 +53,7 @@ class Interpreter {
       case StmtKind::Store: {
         const auto* op = s.as<StoreNode>();
         runtime::NDArray* a = lookup(op->buffer);
-        int64_t idx = flat_index(op->buffer, op->indices);
+        int64_t idx = checked_offset(op->buffer, op->indices);
         Value v = eval(op->value);
         a->set(idx, is_float(op->buffer->dtype) ? v.f : static_cast<double>(v.i));
         return;
@@ -94,7 +94,7 @@ class Interpreter {
     return it->second;
   }
 
-  int64_t flat_index(const Buffer& b, const std::vector<Expr>& indices) {
+  int64_t checked_offset(const Buffer& b, const std::vector<Expr>& indices) {
     internal_check(indices.size() == 1, "interpreter: access to ", b->name, " is not flattened");
     int64_t idx = eval(indices[0]).i;
     internal_check(idx >= 0 && idx < b->num_elements(), "interpreter: index ", idx, " out of range of buffer ",
@@ -143,7 +143,7 @@ class Interpreter {
       case ExprKind::Load: {
         const auto* op = e.as<LoadNode>();
         runtime::NDArray* a = lookup(op->buffer);
-        double v = a->get(flat_index(op->buffer, op->indices));
+        double v = a->get(checked_offset(op->buffer, op->indices));
         return is_float(t) ? Value{0, v} : Value{static_cast<int64_t>(v), 0};
       }
       case ExprKind::Reduce:

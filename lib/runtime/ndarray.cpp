@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "ir/error.h"
+#include "ir/printer.h"
 
 namespace tunectl::runtime {
 
@@ -26,14 +27,6 @@ auto with_element(ir::DType t, const void* base, int64_t i, F f) {
     case ir::DType::Float64: return f(static_cast<const double*>(base) + i);
   }
   internal_fail("bad dtype");
-}
-
-std::string shape_string(const std::vector<int64_t>& s) {
-  std::ostringstream os;
-  os << "[";
-  for (size_t i = 0; i < s.size(); ++i) os << (i ? "," : "") << s[i];
-  os << "]";
-  return os.str();
 }
 
 }  // namespace
@@ -89,8 +82,8 @@ CompareResult all_close(const NDArray& actual, const NDArray& expected, double r
   if (actual.shape() != expected.shape() || actual.dtype() != expected.dtype()) {
     r.ok = false;
     r.message = "shape/dtype mismatch: actual " + std::string(ir::to_string(actual.dtype())) +
-                shape_string(actual.shape()) + " vs expected " + std::string(ir::to_string(expected.dtype())) +
-                shape_string(expected.shape());
+                ir::shape_to_string(actual.shape()) + " vs expected " + std::string(ir::to_string(expected.dtype())) +
+                ir::shape_to_string(expected.shape());
     return r;
   }
   int64_t n = expected.num_elements();

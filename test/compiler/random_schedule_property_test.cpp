@@ -16,7 +16,7 @@
 #include "codegen/llvm/llvm_codegen.h"
 #include "lower/lower.h"
 #include "ops/registry.h"
-#include "schedule/random_schedule.h"
+#include "support/random_schedule.h"
 #include "schedule/state.h"
 
 using namespace tunectl;

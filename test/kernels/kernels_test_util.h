@@ -13,7 +13,7 @@
 #include "backend/backend.h"
 #include "log/log_test_util.h"
 #include "log/record.h"
-#include "schedule/random_schedule.h"
+#include "support/random_schedule.h"
 #include "schedule/state.h"
 
 namespace tunectl::kernels::testing {

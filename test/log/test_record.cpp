@@ -11,7 +11,7 @@
 #include "ir/error.h"
 #include "log/log_file.h"
 #include "log/log_test_util.h"
-#include "schedule/random_schedule.h"
+#include "support/random_schedule.h"
 #include "schedule/state.h"
 
 namespace tunectl::log {

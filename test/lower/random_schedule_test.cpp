@@ -7,7 +7,7 @@
 
 #include "lower_check.h"
 #include "ops/registry.h"
-#include "schedule/random_schedule.h"
+#include "support/random_schedule.h"
 
 namespace tunectl::lower::test {
 

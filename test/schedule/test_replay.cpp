@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "schedule/random_schedule.h"
+#include "support/random_schedule.h"
 #include "schedule/state.h"
 #include "schedule_test_util.h"
 

@@ -10,7 +10,7 @@
 
 #include "lower/lower.h"
 #include "ops/registry.h"
-#include "schedule/random_schedule.h"
+#include "support/random_schedule.h"
 #include "schedule/state.h"
 #include "search/features.h"
 

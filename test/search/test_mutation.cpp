@@ -12,7 +12,7 @@
 #include "codegen/llvm/llvm_codegen.h"
 #include "lower/lower.h"
 #include "ops/registry.h"
-#include "schedule/random_schedule.h"
+#include "support/random_schedule.h"
 #include "search/mutation.h"
 #include "search_test_util.h"
 

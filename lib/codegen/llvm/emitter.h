@@ -33,9 +33,6 @@ namespace tunectl::codegen {
 // e is not affine in v (e.g. v under floordiv, or inside a load's index).
 std::optional<int64_t> linear_coefficient(const ir::Expr& e, const ir::Var& v);
 
-// A buffer's indices as one row-major element offset.
-ir::Expr flat_index(const ir::Buffer& buffer, const std::vector<ir::Expr>& indices);
-
 class Emitter {
  public:
   Emitter(llvm::Module& module, llvm::IRBuilderBase& builder, const llvm::TargetMachine& tm);

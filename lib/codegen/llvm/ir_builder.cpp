@@ -14,6 +14,7 @@
 #include "ir/functor.h"
 #include "ir/simplify.h"
 #include "ir/substitute.h"
+#include "lower/flatten.h"
 
 namespace tunectl::codegen {
 
@@ -46,16 +47,6 @@ std::optional<int64_t> linear_coefficient(const ir::Expr& e, const ir::Var& v) {
   ir::Expr step = ir::simplify(ir::substitute(e, {{v, v + 1}}) - e);
   if (const int64_t* c = ir::as_const_int(step)) return *c;
   return std::nullopt;
-}
-
-ir::Expr flat_index(const ir::Buffer& buffer, const std::vector<ir::Expr>& indices) {
-  internal_check(!indices.empty(), "access to ", buffer->name, " without an index");
-  if (indices.size() == 1) return indices[0];
-  internal_check(indices.size() == buffer->shape.size(), "access to ", buffer->name, " has ", indices.size(),
-                 " indices for ", buffer->shape.size(), " dimensions");
-  ir::Expr offset = indices[0];
-  for (size_t d = 1; d < indices.size(); ++d) offset = offset * buffer->shape[d] + indices[d];
-  return offset;
 }
 
 Emitter::Emitter(llvm::Module& module, llvm::IRBuilderBase& builder, const llvm::TargetMachine& tm)
@@ -215,7 +206,7 @@ void Emitter::emit_for(const ir::ForNode* op) {
 void Emitter::emit_store(const ir::StoreNode* op) {
   llvm::Value* value = emit(op->value);
   if (op->buffer->dtype == DType::Bool) value = b_.CreateZExt(value, b_.getInt8Ty());
-  llvm::Value* addr = element_address(op->buffer, emit(flat_index(op->buffer, op->indices)));
+  llvm::Value* addr = element_address(op->buffer, emit(lower::flat_index(op->buffer, op->indices)));
   tag_access(b_.CreateStore(value, addr), op->buffer);
 }
 
@@ -481,7 +472,7 @@ void Emitter::tag_access(llvm::Instruction* inst, const ir::Buffer& buffer) {
 }
 
 llvm::Value* Emitter::emit_load(const ir::LoadNode* op) {
-  llvm::Value* addr = element_address(op->buffer, emit(flat_index(op->buffer, op->indices)));
+  llvm::Value* addr = element_address(op->buffer, emit(lower::flat_index(op->buffer, op->indices)));
   auto* load = b_.CreateLoad(memory_type(op->buffer->dtype), addr);
   tag_access(load, op->buffer);
   if (op->buffer->dtype == DType::Bool) return b_.CreateICmpNE(load, b_.getInt8(0));

@@ -12,6 +12,7 @@
 #include "codegen/llvm/emitter.h"
 #include "ir/error.h"
 #include "ir/substitute.h"
+#include "lower/flatten.h"
 
 namespace tunectl::codegen {
 namespace {
@@ -27,7 +28,7 @@ bool vectorizable(const ir::Stmt& s, const ir::Var& v, bool under_lane_condition
   switch (s.kind()) {
     case ir::StmtKind::Store: {
       const auto* st = s.as<ir::StoreNode>();
-      auto stride = linear_coefficient(flat_index(st->buffer, st->indices), v);
+      auto stride = linear_coefficient(lower::flat_index(st->buffer, st->indices), v);
       if (stride && *stride == 0) return !under_lane_condition && !ir::uses_var(st->value, v);
       return true;
     }
@@ -133,7 +134,7 @@ struct ScalarLaneZero {
 
 llvm::Value* Emitter::emit_vector_load(const ir::LoadNode* op) {
   const ir::Buffer& buf = op->buffer;
-  ir::Expr index = flat_index(buf, op->indices);
+  ir::Expr index = lower::flat_index(buf, op->indices);
   auto stride = linear_coefficient(index, vec_var_);
   llvm::Type* et = memory_type(buf->dtype);
   auto* vt = llvm::FixedVectorType::get(et, lanes_);
@@ -167,7 +168,7 @@ llvm::Value* Emitter::emit_vector_load(const ir::LoadNode* op) {
 
 void Emitter::emit_vector_store(const ir::StoreNode* op) {
   const ir::Buffer& buf = op->buffer;
-  ir::Expr index = flat_index(buf, op->indices);
+  ir::Expr index = lower::flat_index(buf, op->indices);
   auto stride = linear_coefficient(index, vec_var_);
   llvm::Value* value = emit(op->value);
   llvm::Align align(ir::dtype_bytes(buf->dtype));

@@ -1,4 +1,4 @@
-#include "schedule/random_schedule.h"
+#include "support/random_schedule.h"
 
 #include <algorithm>
 #include <optional>

@@ -1,8 +1,8 @@
 // Random valid schedules of a DAG, for property tests: every state it returns
 // must lower and compute the same values as the unscheduled DAG. It proposes
 // random steps of every kind and keeps those State::apply accepts, so it also
-// exercises the validation of every step. Sits beside search (which builds
-// states by rules); only tests use it.
+// exercises the validation of every step. Test support: the search builds
+// its states by rules (lib/search), never at random.
 #pragma once
 
 #include <memory>
