@@ -26,9 +26,16 @@ struct TasksOptions {
   bool json = false;
 };
 
+// Shapes as the table prints them; JSON gets the dimensions as numbers.
 std::vector<std::string> shapes_of(const std::vector<te::Tensor>& tensors) {
   std::vector<std::string> out;
   for (const te::Tensor& t : tensors) out.push_back(ir::shape_to_string(t->shape()));
+  return out;
+}
+
+std::vector<std::vector<int64_t>> dims_of(const std::vector<te::Tensor>& tensors) {
+  std::vector<std::vector<int64_t>> out;
+  for (const te::Tensor& t : tensors) out.push_back(t->shape());
   return out;
 }
 
@@ -63,8 +70,8 @@ nlohmann::ordered_json to_json(const std::vector<tasks::Task>& tasks) {
     out.push_back({{"index", i},
                    {"name", t.name},
                    {"workload_key", t.workload_key},
-                   {"inputs", shapes_of(t.dag->placeholders())},
-                   {"outputs", shapes_of(t.dag->outputs())},
+                   {"inputs", dims_of(t.dag->placeholders())},
+                   {"outputs", dims_of(t.dag->outputs())},
                    {"weight", t.weight},
                    {"gflop", t.flops / 1e9},
                    {"weighted_gflop", t.flops / 1e9 * t.weight}});

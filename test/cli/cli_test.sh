@@ -31,6 +31,10 @@ expect 2 "not valid JSON" -- "$tunectl" compile --op matmul --steps '[["SP"'
 
 expect 0 "total: 7 tasks" -- "$tunectl" tasks "$model"
 expect 0 "workload_key" -- "$tunectl" tasks "$model" --json
+check "tasks --json gives shapes as lists of dimensions" \
+  bash -c '"$0" tasks "$1" --json | tr -d " \n" | grep -q "\"outputs\":\[\[1,16,32,32\]\]"' "$tunectl" "$model"
+check "the tasks table prints shapes as [1x16x32x32]" \
+  bash -c '"$0" tasks "$1" | grep -q -- "-> \[1x16x32x32\]"' "$tunectl" "$model"
 expect 0 "output" -- "$tunectl" run "$model" --input "input=$input" --output-dir "$work/out"
 check "run wrote output.pb" test -s "$work/out/output.pb"
 expect 0 "check: output matches the reference" -- "$tunectl" compile --op conv2d --check \
