@@ -3,13 +3,15 @@
 // schedule steps of one candidate; measure() turns each into a
 // log::MeasureResult with costs in seconds, or an error kind and a message.
 //
-// Isolation. Nothing a candidate does can reach the caller: every candidate
-// is built (replay steps -> lower, unless the input comes lowered -> the
-// backend), checked and timed in its own
-// forked child process, which reports to the parent over a socket and ends
-// with _exit (no atexit handlers, no flushing of the caller's stdio). The
-// parent waits with poll() and a deadline, and kills a child that overruns
-// it. The outcome maps onto the error kinds of lib/log/record.h:
+// Isolation. Nothing a candidate does can reach the caller. measure() forks
+// up to parallel_builds worker processes per batch; each builds the
+// candidates the parent hands it, one at a time (replay steps -> lower, unless
+// the input comes lowered -> the backend), keeps the kernels and runs each
+// (check + timing) when told to. The parent waits with poll() and a deadline,
+// and kills a worker that overruns it. A worker whose candidate crashed, hung
+// or failed its run in any way is ended (its kernel may have written outside
+// its buffers); the kernels it kept are built again in a fresh worker. The
+// outcome maps onto the error kinds of lib/log/record.h:
 //   a UserError while replaying or lowering                    -> InstantiationError
 //   an exception, or a crash, while compiling with LLVM       -> CompileHostError
 //   an InternalError (a bug in tunectl) at any point           -> InternalError
@@ -17,30 +19,39 @@
 //   output differs from the reference (te::evaluate)          -> WrongAnswer
 //   killed by a signal while running ("candidate crashed: SIGSEGV") -> RuntimeError
 //   no result within run_timeout_s of being told to run       -> RunTimeout
-//   the child ended without a result in any other way         -> WorkerCrash
-// Because a fresh child serves each candidate, a crashed worker needs no
-// restart: the next candidate simply gets the next child.
+//   the worker ended without a result in any other way        -> WorkerCrash
 //
-// Parallel builds, serial timing. Up to parallel_builds children build at
-// once. A child that has built reports "built" and then blocks until the
-// parent tells it to run; the parent lets one child at a time run (check +
-// timing), in input order among those built, and only while no child is
-// building, so a timing never competes for the cores with another timing
-// or with a build (on a 2-core machine a build beside a 2-thread kernel
-// would double its time). Builds wait for the timing in flight to end.
+// Why workers serve many candidates instead of one process per candidate: a
+// process forked from a long tuning run inherits its large, fragmented heap,
+// and every page LLVM's allocations reuse from it is first copied on write;
+// on a virtual machine even the first read of an inherited page faults.
+// A worker pays that once per page and batch; measured on ResNet-50 kernels,
+// a fork per build made builds 2-4x slower than building in one process, and
+// a fork per run cost ~55 ms (fork and exit) plus ~90 ms (the first cache
+// flush) on top of a run's ~130 ms.
+//
+// Parallel builds, serial timing. The workers build back to back, one
+// candidate each at a time, on every core, while nothing runs; a worker keeps
+// what it built. Once nothing builds, the built candidates run one at a time
+// in input order, so a timing never competes for the cores with another
+// timing or with a build (on a 2-core machine a build beside a 2-thread
+// kernel would double its time). A batch thus builds all its candidates
+// first and then times them; results reach the caller (measure_each's sink)
+// one by one as they come.
 //
 // Reference. The reference outputs of a DAG are computed once in the parent
 // (te::evaluate on check::check_inputs with reference_seed) and cached per
-// DAG, so the children inherit them through fork instead of re-evaluating the
-// interpreter per candidate. A child runs the kernel once on NaN-poisoned
+// DAG, so the workers inherit them through fork instead of re-evaluating the
+// interpreter per candidate. A run runs the kernel once on NaN-poisoned
 // outputs, compares with check::Tolerance, then times it on the same buffers
 // with runtime::time_function (one warm-up call, repeats of at least
-// min_repeat_seconds, cache flush between repeats).
+// min_repeat_seconds, the kernel's buffers flushed from the caches between
+// repeats).
 //
 // Caveats of fork without exec: call measure() from a thread while no other
-// thread of the caller holds a lock the child needs (malloc is safe in glibc).
+// thread of the caller holds a lock a worker needs (malloc is safe in glibc).
 // The runtime thread pool resets itself in a forked child (pthread_atfork), so
-// a child's parallel loops start workers of their own even when the caller
+// a worker's parallel loops start threads of their own even when the caller
 // has run parallel kernels in process.
 #pragma once
 
@@ -69,47 +80,60 @@ struct MeasureInput {
   // A candidate whose first (checked) run takes longer than this is not
   // timed further: that run is its one cost. The tuner passes a multiple of
   // the task's best cost, so hopeless candidates cost one run instead of a
-  // warm-up plus every repeat. 0 = always time fully.
+  // warm-up plus every repeat. 0 = no cutoff.
   double slow_cutoff_s = 0;
 };
 
 struct MeasureOptions {
   // Builds the candidates; default: the host CPU ("llvm").
   std::shared_ptr<const backend::Backend> backend;
-  double build_timeout_s = 15;       // from fork until the child reports "built"
-  double run_timeout_s = 10;         // from "run" until the child reports its costs
+  double build_timeout_s = 15;       // from "build" until the worker reports "built"
+  double run_timeout_s = 10;         // from "run" until the candidate's costs come
   int repeats = 3;                   // timed repeats, one cost each
-  // Each repeat runs the kernel at least this long. 40 ms is tens of calls
-  // of a typical kernel (0.1-5 ms): enough for the median of 3 repeats to
-  // rank candidates, at a third of the 0.1 s that made timing the largest
-  // part of a tuning run's wall time.
-  double min_repeat_seconds = 0.04;
+  // Each repeat runs the kernel at least this long. 20 ms is several calls
+  // of a typical kernel (0.1-5 ms). Measured on 80 ResNet-50 programs, three
+  // passes each: the cost of a program varies between passes by a median
+  // 10% (a shared machine's noise) whether repeats last 10, 20 or 40 ms, so
+  // longer repeats buy no precision, only wall time (timing was a third of a
+  // tuning run's).
+  double min_repeat_seconds = 0.02;
   bool flush_cache = true;           // evict caches between repeats
   bool check_reference = true;       // compare the output with te::evaluate first
   check::Tolerance tolerance;        // for that comparison
   uint64_t reference_seed = 1;       // seed of the check inputs (also the timing inputs)
-  int parallel_builds = 0;           // children building at once; 0: the target's cores
-  // Fault-injection hook for tests only: when set, the child calls it
+  int parallel_builds = 0;           // workers building at once; 0: the target's cores
+  // Fault-injection hooks for tests only. before_build: the worker calls it
+  // with the candidate's index in the batch before building it (a test can
+  // crash a build). run_override: the run child calls it
   // instead of the compiled kernel, with the candidate's index in the batch,
   // the compiled kernel (to pass through to) and the kernel's arguments, so a
   // test can make chosen candidates crash, hang or compute wrong outputs.
+  std::function<void(size_t index)> before_build;
   std::function<void(size_t index, const runtime::Kernel& kernel, void* const* args)> run_override;
 };
 
 // Where the wall time of measure() went, summed over its calls. Builds and
 // runs never overlap, so the parts add up to the time spent in measure().
 struct MeasureTimes {
-  double building_s = 0;  // children building (the backend compiling), forks, waits
+  double building_s = 0;  // workers building (the backend compiling), forks, waits
   double checking_s = 0;  // reference outputs, each candidate's first run and its comparison
   double timing_s = 0;    // the timed repeats
 };
 
 class Measurer {
  public:
+  using ResultSink = std::function<void(size_t index, log::MeasureResult result)>;
+  using StopCheck = std::function<bool()>;
+
   explicit Measurer(MeasureOptions options);
   // One result per input, in input order. Never throws for a bad candidate;
   // a SystemError when the operating system fails it (socketpair, fork, poll).
   std::vector<log::MeasureResult> measure(const std::vector<MeasureInput>& inputs);
+  // Hands each input's result to sink as soon as it is known, in no fixed
+  // order. Once stop() says so (an interrupt, a spent budget), what is in
+  // flight finishes and nothing more starts: the inputs not yet measured get
+  // no result. Errors as measure().
+  void measure_each(const std::vector<MeasureInput>& inputs, const ResultSink& sink, const StopCheck& stop = {});
 
   const MeasureOptions& options() const { return options_; }
   const MeasureTimes& times() const { return times_; }
@@ -121,7 +145,7 @@ class Measurer {
   };
 
  private:
-  // Mutable because each child scribbles on its own copy-on-write copy.
+  // Mutable because each worker scribbles on its own copy-on-write copy.
   Reference& reference_for(const std::shared_ptr<const te::ComputeDAG>& dag);
 
   MeasureOptions options_;

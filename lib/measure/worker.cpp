@@ -4,10 +4,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
-#include <csignal>
 #include <cmath>
+#include <csignal>
 #include <exception>
+#include <map>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -21,73 +24,94 @@ namespace tunectl::measure {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using log::MeasureError;
 
 // The caller may have installed handlers (Ctrl-C for tune, Catch2's crash
-// reporter in tests). In the child a crash must kill it plainly so that the
-// parent sees the signal, and Ctrl-C is the parent's to handle.
+// reporter in tests). In a worker a crash must kill it plainly so that its
+// parent sees the signal, and Ctrl-C is tune's to handle. Each process dies
+// with its parent rather than linger blocked on the socket.
 void reset_signals() {
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM}) std::signal(sig, SIG_DFL);
   std::signal(SIGINT, SIG_IGN);
   std::signal(SIGPIPE, SIG_IGN);
-  // Die with the parent rather than linger blocked on the socket.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
 }
 
-void send_message(int fd, const nlohmann::json& message) {
-  std::string text = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+// Sends every byte of text, or ends this process when the parent is gone
+// (nobody is listening).
+void send_text(int fd, const std::string& text) {
   size_t sent = 0;
   while (sent < text.size()) {
     ssize_t n = send(fd, text.data() + sent, text.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) _exit(1);  // the parent is gone; nobody is listening
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) _exit(1);
     sent += static_cast<size_t>(n);
   }
 }
 
+void send_message(int fd, const nlohmann::json& message) {
+  send_text(fd, message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
 // check_s: seconds of the checked first run and the comparison.
-[[noreturn]] void finish(int fd, log::MeasureError error, const std::string& msg, double build_s, double check_s = 0,
-                         const std::vector<double>& costs = {}) {
+void send_done(int fd, size_t index, MeasureError error, const std::string& msg, double build_s, double check_s = 0,
+               const std::vector<double>& costs = {}) {
   send_message(fd, {{"stage", "done"},
+                    {"index", index},
                     {"error", log::to_string(error)},
                     {"msg", msg},
                     {"costs", costs},
                     {"build_s", build_s},
                     {"check_s", check_s}});
-  _exit(0);
 }
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-}  // namespace
+std::span<const std::byte> bytes_of(const runtime::NDArray& a) {
+  return {static_cast<const std::byte*>(a.raw()), a.num_bytes()};
+}
 
-void run_worker(int fd, size_t index, const MeasureInput& input, Measurer::Reference& reference, const MeasureOptions& options) {
-  reset_signals();
-  Clock::time_point t0 = Clock::now();
+// The parent's next command line; exits quietly once the parent has closed
+// the socket (the batch is over, or the parent died).
+std::string next_command(int fd) {
+  std::string line;
+  char c = 0;
+  while (true) {
+    ssize_t n = recv(fd, &c, 1, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) _exit(0);
+    if (c == '\n') return line;
+    line.push_back(c);
+  }
+}
 
+// Builds input `index`; null after sending the failure as its "done".
+std::unique_ptr<runtime::Kernel> build(int fd, size_t index, const MeasureInput& input, const MeasureOptions& options,
+                                       double& build_s) {
+  const Clock::time_point t0 = Clock::now();
+  if (options.before_build) options.before_build(index);
   std::shared_ptr<const lower::LoweredFunc> func = input.lowered;
-  if (!func) {
-    try {
+  MeasureError stage_error = MeasureError::InstantiationError;
+  try {
+    if (!func) {
       func = std::make_shared<const lower::LoweredFunc>(
           lower::lower(schedule::replay(input.dag, input.steps), "candidate"));
-    } catch (const InternalError& e) {
-      finish(fd, log::MeasureError::InternalError, e.what(), seconds_since(t0));
-    } catch (const std::exception& e) {
-      finish(fd, log::MeasureError::InstantiationError, e.what(), seconds_since(t0));
     }
-  }
-  std::unique_ptr<runtime::Kernel> kernel;
-  try {
-    kernel = options.backend->build(*func);
+    stage_error = MeasureError::CompileHostError;
+    std::unique_ptr<runtime::Kernel> kernel = options.backend->build(*func);
+    build_s = seconds_since(t0);
+    return kernel;
   } catch (const InternalError& e) {
-    finish(fd, log::MeasureError::InternalError, e.what(), seconds_since(t0));
+    send_done(fd, index, MeasureError::InternalError, e.what(), seconds_since(t0));
   } catch (const std::exception& e) {
-    finish(fd, log::MeasureError::CompileHostError, e.what(), seconds_since(t0));
+    send_done(fd, index, stage_error, e.what(), seconds_since(t0));
   }
-  double build_s = seconds_since(t0);
-  send_message(fd, {{"stage", "built"}, {"build_s", build_s}});
+  return nullptr;
+}
 
-  char go = 0;
-  if (recv(fd, &go, 1, 0) != 1 || go != kRunByte) _exit(0);
-
+// Checks the kernel against the reference, times it and reports.
+void check_and_time(int fd, size_t index, const MeasureInput& input, const runtime::Kernel& kernel,
+                    Measurer::Reference& reference, const MeasureOptions& options, double build_s) {
   std::vector<runtime::NDArray> outputs = check::poisoned_outputs(*input.dag);
   std::vector<void*> args;
   for (auto& a : reference.inputs) args.push_back(a.raw());
@@ -95,40 +119,74 @@ void run_worker(int fd, size_t index, const MeasureInput& input, Measurer::Refer
   std::vector<runtime::NDArray> packed;
   auto run = [&] {
     if (options.run_override) {
-      options.run_override(index, *kernel, args.data());
+      options.run_override(index, kernel, args.data());
     } else {
-      kernel->run(args.data());
+      kernel.run(args.data());
     }
   };
   const Clock::time_point run_start = Clock::now();
   double check_s = 0;
   try {
     // Prepacked constants are packed once, as a model load would: not timed.
-    args = kernel->pack_inputs(std::move(args), packed);
+    args = kernel.pack_inputs(std::move(args), packed);
     const Clock::time_point first_run = Clock::now();
     run();
     const double first_run_s = seconds_since(first_run);
     if (options.check_reference) {
       check::CheckResult r = check::compare_outputs(*input.dag, outputs, reference.expected, options.tolerance);
-      if (!r.ok) finish(fd, log::MeasureError::WrongAnswer, r.message, build_s, seconds_since(run_start));
+      if (!r.ok) return send_done(fd, index, MeasureError::WrongAnswer, r.message, build_s, seconds_since(run_start));
     }
     check_s = seconds_since(run_start);
     if (input.slow_cutoff_s > 0 && first_run_s > input.slow_cutoff_s) {
-      finish(fd, log::MeasureError::None, "", build_s, check_s, {first_run_s});
+      return send_done(fd, index, MeasureError::None, "", build_s, check_s, {first_run_s});
     }
     runtime::TimingOptions timing_options;
     timing_options.repeats = options.repeats;
     timing_options.min_repeat_seconds = options.min_repeat_seconds;
     timing_options.flush_cache = options.flush_cache;
+    for (const auto* arrays : {&reference.inputs, &outputs, &packed}) {
+      for (const runtime::NDArray& a : *arrays) timing_options.flush_buffers.push_back(bytes_of(a));
+    }
     runtime::Timing timing = runtime::time_function(run, timing_options);
     for (double c : timing.seconds_per_call) {
-      if (!std::isfinite(c) || c < 0) finish(fd, log::MeasureError::RuntimeError, "non-finite timing", build_s, check_s);
+      if (!std::isfinite(c) || c < 0) {
+        return send_done(fd, index, MeasureError::RuntimeError, "non-finite timing", build_s, check_s);
+      }
     }
-    finish(fd, log::MeasureError::None, "", build_s, check_s, timing.seconds_per_call);
+    send_done(fd, index, MeasureError::None, "", build_s, check_s, timing.seconds_per_call);
   } catch (const InternalError& e) {
-    finish(fd, log::MeasureError::InternalError, e.what(), build_s, check_s);
+    send_done(fd, index, MeasureError::InternalError, e.what(), build_s, check_s);
   } catch (const std::exception& e) {
-    finish(fd, log::MeasureError::RuntimeError, e.what(), build_s, check_s);
+    send_done(fd, index, MeasureError::RuntimeError, e.what(), build_s, check_s);
+  }
+}
+
+}  // namespace
+
+void serve_batch(int fd, const std::vector<MeasureInput>& inputs, const std::vector<Measurer::Reference*>& references,
+                 const MeasureOptions& options) {
+  reset_signals();
+  struct Built {
+    std::unique_ptr<runtime::Kernel> kernel;
+    double build_s = 0;
+  };
+  std::map<size_t, Built> built;
+  while (true) {
+    const std::string command = next_command(fd);
+    size_t index = 0;
+    if (std::sscanf(command.c_str(), "build %zu", &index) == 1 && index < inputs.size()) {
+      double build_s = 0;
+      std::unique_ptr<runtime::Kernel> kernel = build(fd, index, inputs[index], options, build_s);
+      if (!kernel) continue;
+      built[index] = {std::move(kernel), build_s};
+      send_message(fd, {{"stage", "built"}, {"index", index}, {"build_s", build_s}});
+    } else if (std::sscanf(command.c_str(), "run %zu", &index) == 1 && built.count(index) > 0) {
+      const Built& b = built.at(index);
+      check_and_time(fd, index, inputs[index], *b.kernel, *references[index], options, b.build_s);
+      built.erase(index);
+    } else {
+      _exit(2);  // not a command of measure.cpp's
+    }
   }
 }
 

@@ -1,24 +1,32 @@
-// Private to lib/measure: the child side of a measurement and the messages it
-// exchanges with the parent (measure.cpp). A child sends newline-terminated
-// JSON objects on its socket:
-//   {"stage": "built", "build_s": 0.4}                       after a good build
-//   {"stage": "done", "error": "none", "msg": "", "costs": [...], "build_s": 0.4}
-// A build failure sends "done" with its error kind and no "built". After
-// "built" the child blocks until the parent sends one byte (kRunByte) and
-// then checks and times the kernel; the parent closing the socket instead
-// makes it exit quietly.
+// Private to lib/measure: the worker side of a measurement and the messages
+// it exchanges with the parent (measure.cpp).
+//
+// A worker is forked by measure() for one batch and serves the candidates the
+// parent hands it. Commands from the parent are lines:
+//   "build I"   build input I of the batch, keep the kernel, report
+//   "run I"     check and time the kept kernel of input I, then drop it
+// so a worker may hold several built kernels until their turn to run. A
+// closed socket tells the worker to exit. The worker sends
+// newline-terminated JSON objects, each naming its input:
+//   {"stage": "built", "index": 3, "build_s": 0.4}           after a good build
+//   {"stage": "done", "index": 3, "error": "none", "msg": "", "costs": [...],
+//    "build_s": 0.4, "check_s": 0.01}
+// A build failure sends "done" with its error kind and no "built". A run
+// happens in the worker itself: a candidate that crashes takes the worker
+// down, and the parent ends a worker whose run failed in any other way too,
+// since a kernel that computed wrong may also have written where it should
+// not. Either way the kernels the worker kept are built again in a fresh one.
 #pragma once
+
+#include <cstddef>
 
 #include "measure/measure.h"
 
 namespace tunectl::measure {
 
-inline constexpr char kRunByte = 'r';
-
-// Runs in the forked child: builds, reports, waits for the go-ahead, checks,
-// times, reports, and _exits. Never returns.
-// index is the input's position in the batch (for MeasureOptions::run_override).
-[[noreturn]] void run_worker(int fd, size_t index, const MeasureInput& input, Measurer::Reference& reference,
-                             const MeasureOptions& options);
+// Runs in the forked worker until the parent closes the socket; never returns.
+// references holds each input's reference (inputs and expected outputs).
+[[noreturn]] void serve_batch(int fd, const std::vector<MeasureInput>& inputs,
+                              const std::vector<Measurer::Reference*>& references, const MeasureOptions& options);
 
 }  // namespace tunectl::measure

@@ -6,6 +6,10 @@
 #include <thread>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "ir/error.h"
 
 namespace tunectl::runtime {
@@ -30,13 +34,31 @@ double Timing::max() const { return *std::max_element(seconds_per_call.begin(), 
 
 void flush_cpu_cache() {
   // 64 MiB covers the L3 of the reference machine (32 MiB) with margin.
-  // Read, never written: a forked measurement worker shares the parent's
-  // pages instead of copying 64 MiB on its first flush.
+  // Read, never written: a forked process shares the parent's pages instead
+  // of copying 64 MiB (on a virtual machine its first read of each still
+  // faults, ~90 ms in all: measurement flushes its buffers instead).
   static const std::vector<uint8_t> sink(64 << 20, 1);
   uint8_t acc = 0;
   for (size_t i = 0; i < sink.size(); i += 64) acc = static_cast<uint8_t>(acc + sink[i]);
   volatile uint8_t keep = acc;
   (void)keep;
+}
+
+void flush_buffers(const std::vector<std::span<const std::byte>>& buffers) {
+#if defined(__x86_64__)
+  constexpr uintptr_t kLine = 64;  // the cache line of every x86-64 CPU
+  for (std::span<const std::byte> b : buffers) {
+    if (b.empty()) continue;
+    const uintptr_t end = reinterpret_cast<uintptr_t>(b.data()) + b.size();
+    for (uintptr_t p = reinterpret_cast<uintptr_t>(b.data()) & ~(kLine - 1); p < end; p += kLine) {
+      _mm_clflush(reinterpret_cast<const void*>(p));
+    }
+  }
+  _mm_mfence();  // the evictions are done before the timed calls start
+#else
+  (void)buffers;
+  flush_cpu_cache();
+#endif
 }
 
 Timing time_function(const std::function<void()>& fn, const TimingOptions& options) {
@@ -55,7 +77,11 @@ std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& f
   std::vector<Timing> timings(fns.size());
   for (int r = 0; r < options.repeats; ++r) {
     for (size_t f = 0; f < fns.size(); ++f) {
-      if (options.flush_cache) flush_cpu_cache();
+      if (options.flush_cache && !options.flush_buffers.empty()) {
+        flush_buffers(options.flush_buffers);
+      } else if (options.flush_cache) {
+        flush_cpu_cache();
+      }
       if (options.settle_seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(options.settle_seconds));
       double t0 = now_seconds();
       for (int i = 0; i < number[f]; ++i) fns[f]();

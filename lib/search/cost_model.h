@@ -39,7 +39,9 @@ struct XgbParams {
   double base_score = 0.0;    // initial row prediction; 0 so a program's sum is not its row count
   double min_weight = 0.0;    // floor of a program's weight (0: the label, as Ansor; 1: unweighted)
   int num_rounds = 100;       // boosting rounds per retrain (no early stopping)
-  int num_threads = 1;        // XGBoost threads; the machine is shared with measurement
+  // XGBoost threads; 0: every core. Training runs between measurement
+  // batches, when no worker builds or runs, so it may take the machine.
+  int num_threads = 0;
   uint64_t seed = 43;         // XGBoost's seed: retraining on the same data gives the same model
 };
 

@@ -1,7 +1,8 @@
 // SIGINT/SIGTERM during tuning (tuner.h): while an InterruptGuard lives, the
-// signals only set a flag the tuning loop polls between measurement chunks,
-// so what is being measured still reaches the log and the run ends within
-// one chunk (bounded by the Measurer's timeouts). Forked measure
+// signals only set a flag the tuning loop and the Measurer poll (between
+// candidates), so what is being measured still reaches the log and the run
+// ends once the builds and the run in flight end (bounded by the Measurer's
+// timeouts). Forked measure
 // workers set SIGINT to ignored themselves (lib/measure/worker.cpp), and the
 // Measurer's poll() treats EINTR as a wake-up.
 #pragma once

@@ -1,6 +1,6 @@
 // The tuning loop (tuner.h): resume from the log, then rounds of
-// scheduler pick -> search batch -> measure in chunks (each record appended
-// as soon as its chunk is measured) -> cost model update -> scheduler report,
+// scheduler pick -> search batch -> measure (each record appended as soon as
+// its candidate is measured) -> cost model update -> scheduler report,
 // until a budget, the scheduler or an interrupt ends it.
 #include "tune/tuner.h"
 
@@ -45,11 +45,6 @@ void warn(TuneSummary& summary, const std::string& message) {
   spdlog::warn("{}", message);
   summary.warnings.push_back(message);
 }
-
-// Candidates measured per Measurer call: two batches of parallel builds, few
-// enough that an interrupt or the time budget is honored soon and every
-// record reaches the log promptly.
-size_t chunk_size(const measure::MeasureOptions& m) { return static_cast<size_t>(m.parallel_builds) * 2; }
 
 struct TaskRun {
   search::TaskSearch search;
@@ -171,34 +166,27 @@ void Tuner::tune_round(int t) {
   }
   std::vector<search::ProgramFeatures> features;
   std::vector<double> throughputs;
-  // The Measurer has resolved parallel_builds = 0 to the cores available.
-  const size_t chunk = chunk_size(measurer_->options());
-  for (size_t begin = 0; begin < batch.size(); begin += chunk) {
-    // The search alone may take a while: an interrupt or the time budget
-    // that arrived meanwhile is honored before anything is measured.
-    if (!stop_reason().empty()) break;
-    const size_t end = std::min(batch.size(), begin + chunk);
-    std::vector<measure::MeasureInput> inputs;
-    const double cutoff = std::isfinite(run.best_cost) ? o_.slow_cutoff_factor * run.best_cost : 0;
-    for (size_t i = begin; i < end; ++i)
-      inputs.push_back({tasks_[t].dag, batch[i].state.history, batch[i].lowering->func, cutoff});
-    std::vector<log::MeasureResult> results = measurer_->measure(inputs);
-    for (size_t i = begin; i < end; ++i) {
-      log::MeasureResult& r = results[i - begin];
-      const double cost = r.median_cost();
-      const int line = writer_->append({run.info, batch[i].state.history, r});
-      if (r.error == log::MeasureError::InternalError) summary_.bugs.push_back({tasks_[t].name, line, r.error_message});
-      measured_.insert(log::program_key(key, batch[i].state.history));
-      run.search.add_measured(batch[i], cost);
-      run.best_cost = std::min(run.best_cost, cost);
-      features.push_back(search::candidate_features(batch[i], t));
-      throughputs.push_back(r.ok() && cost > 0 ? tasks_[t].flops / cost : 0.0);
-      ++summary_.new_trials;
-      ++summary_.tasks[t].trials;
-      if (!r.ok()) ++summary_.tasks[t].errors;
-    }
+  // The search alone may take a while: an interrupt or the time budget that
+  // arrived meanwhile is honored before anything is measured, and during the
+  // measurement between candidates.
+  std::vector<measure::MeasureInput> inputs;
+  const double cutoff = std::isfinite(run.best_cost) ? o_.slow_cutoff_factor * run.best_cost : 0;
+  for (const search::Candidate& c : batch) inputs.push_back({tasks_[t].dag, c.state.history, c.lowering->func, cutoff});
+  auto record = [&](size_t i, log::MeasureResult r) {
+    const double cost = r.median_cost();
+    const int line = writer_->append({run.info, batch[i].state.history, r});
+    if (r.error == log::MeasureError::InternalError) summary_.bugs.push_back({tasks_[t].name, line, r.error_message});
+    measured_.insert(log::program_key(key, batch[i].state.history));
+    run.search.add_measured(batch[i], cost);
+    run.best_cost = std::min(run.best_cost, cost);
+    features.push_back(search::candidate_features(batch[i], t));
+    throughputs.push_back(r.ok() && cost > 0 ? tasks_[t].flops / cost : 0.0);
+    ++summary_.new_trials;
+    ++summary_.tasks[t].trials;
+    if (!r.ok()) ++summary_.tasks[t].errors;
     show_progress(t, false);
-  }
+  };
+  if (stop_reason().empty()) measurer_->measure_each(inputs, record, [&] { return !stop_reason().empty(); });
   // Retraining is the slow part of a round; an interrupted run skips it.
   if (!features.empty() && !guard_->interrupted()) {
     const Clock::time_point training_start = Clock::now();

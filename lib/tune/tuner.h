@@ -41,7 +41,9 @@ struct TuneOptions {
   uint64_t seed = 0;                 // seeds the scheduler, every task's search and the cost model
   // A candidate whose first run is this many times slower than its task's
   // best so far is timed by that run alone (MeasureInput::slow_cutoff_s);
-  // 0 = time every candidate fully. At 3x the best such a program is far
+  // 0 = time every candidate fully. (Lowering the cutoff within a batch to
+  // its own best made the search worse: the first, cold runs that set it are
+  // inflated, so good candidates were cut on a bad estimate.) At 3x the best such a program is far
   // from being chosen, and one run tells the cost model as much.
   double slow_cutoff_factor = 3;
   bool use_cost_model = true;        // false: XGBoost replaced by RandomCostModel (a baseline)

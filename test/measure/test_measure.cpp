@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -147,6 +148,21 @@ TEST_CASE("a build over the time limit is a build timeout", "[cpu]") {
   measure::Measurer measurer(o);
   auto results = measurer.measure({{dag, {}}});
   require_error(results[0], MeasureError::BuildTimeout, "build took longer");
+}
+
+TEST_CASE("a crashed build costs its worker, and the next candidates build in a fresh one", "[cpu]") {
+  auto dag = matmul_dag();
+  measure::MeasureOptions o = fast_options();
+  o.parallel_builds = 1;  // one worker: the crash must not take the batch with it
+  o.before_build = [](size_t index) {
+    if (index == 1) std::raise(SIGSEGV);
+  };
+  measure::Measurer measurer(o);
+  auto results = measurer.measure({{dag, {}}, {dag, tiled_steps(dag)}, {dag, tiled_steps(dag)}, {dag, {}}});
+  require_good(results[0]);
+  require_error(results[1], MeasureError::CompileHostError, "build crashed: SIGSEGV");
+  require_good(results[2]);
+  require_good(results[3]);
 }
 
 TEST_CASE("injected faults become error results and the batch goes on", "[cpu]") {

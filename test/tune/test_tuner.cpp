@@ -84,18 +84,19 @@ TEST_CASE("tuning logs every measurement and a resumed run measures only new pro
   for (const std::string& k : before) CHECK(after.count(k) == 1);
 }
 
-TEST_CASE("an interrupt ends tuning after the chunk in flight with every record logged", "[cpu][tune]") {
+TEST_CASE("an interrupt ends tuning after the candidates in flight with every record logged", "[cpu][tune]") {
   tune_test::TempDir dir("interrupt");
   tune::TuneOptions o = tune_test::fast_options(dir.file("interrupt.log.json"));
   o.trials = 64;
-  // The second candidate of a chunk tells the tuner (its parent) to stop,
-  // as Ctrl-C would, while the chunk is being measured. Once per child: the
-  // kernel is called again for timing.
-  o.measure.run_override = [](size_t index, const runtime::Kernel& kernel, void* const* args) {
+  // The second candidate to run tells the tuner (this process) to stop, as
+  // Ctrl-C would, while the batch is being measured. Once per run child:
+  // the kernel is called again for timing.
+  const pid_t tuner = getpid();
+  o.measure.run_override = [tuner](size_t index, const runtime::Kernel& kernel, void* const* args) {
     static bool sent = false;  // each forked child starts from the parent's false
     if (index == 1 && !sent) {
       sent = true;
-      kill(getppid(), SIGINT);
+      kill(tuner, SIGINT);
     }
     kernel.run(args);
   };
@@ -106,7 +107,7 @@ TEST_CASE("an interrupt ends tuning after the chunk in flight with every record 
   CHECK(s.new_trials < o.trials);
   const std::vector<log::Record> records = log::read_log(o.log_path).records;
   CHECK(static_cast<int>(records.size()) == s.new_trials);
-  CHECK(records.size() <= 4);  // one chunk: parallel_builds 2 -> 4 candidates
+  CHECK(records.size() == 2);  // the run in flight ends, nothing more starts
   unique_program_keys(records);
   for (const log::Record& r : records) CHECK(r.result.ok());  // the signal harmed no measurement
 
@@ -123,7 +124,7 @@ TEST_CASE("crashing, hanging and scribbling candidates become error records and 
   tune::TuneOptions o = tune_test::fast_options(dir.file("faults.log.json"));
   o.trials = 8;
   o.measure.run_timeout_s = 0.5;
-  // The first three candidates of each chunk of four are faulty.
+  // The first three candidates of every four in a batch are faulty.
   o.measure.run_override = [](size_t index, const runtime::Kernel& kernel, void* const* args) {
     constexpr test::Fault kFaults[] = {test::Fault::Segfault, test::Fault::Hang, test::Fault::OutOfBounds,
                                        test::Fault::None};
@@ -137,7 +138,7 @@ TEST_CASE("crashing, hanging and scribbling candidates become error records and 
   for (size_t i = 0; i < records.size(); ++i) {
     const log::MeasureResult& r = records[i].result;
     INFO(i << ": " << log::to_string(r.error) << ": " << r.error_message);
-    switch (i % 4) {  // chunks of 4 candidates
+    switch (i % 4) {  // a batch runs, and is logged, in input order
       case 0:
         CHECK(r.error == log::MeasureError::RuntimeError);
         break;
@@ -161,7 +162,7 @@ TEST_CASE("an internal error in a worker is a bug in the summary, with the comma
   tune_test::TempDir dir("bugs");
   tune::TuneOptions o = tune_test::fast_options(dir.file("bugs.log.json"));
   o.trials = 8;
-  // The second candidate of each chunk of four meets an internal error.
+  // The second candidate of every four in a batch meets an internal error.
   o.measure.run_override = [](size_t index, const runtime::Kernel& kernel, void* const* args) {
     test::run_with_fault(index % 4 == 1 ? test::Fault::InternalError : test::Fault::None, kernel, args, 2,
                          16 * 24 * sizeof(float));
