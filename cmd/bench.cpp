@@ -68,7 +68,7 @@ void register_bench(CLI::App& app) {
   sub->add_option("model", o->model, "an ONNX model: end-to-end latency with default and (with --log) tuned schedules");
   sub->add_option("--repeats", o->repeats, "timed repeats; the median is reported")->check(CLI::Range(1, 1000));
   sub->add_option("--target", o->target,
-                  "code generation target: llvm (this CPU), \"llvm -mcpu=NAME\", ... (default: the suite's logs' "
+                  "code generation target: llvm (this CPU), \"llvm -mcpu=NAME\", cuda, ... (default: the suite's logs' "
                   "target for the suite, llvm otherwise)");
   sub->add_option("--logs", o->logs,
                   "suite: a folder of tuning logs (*.json, *.jsonl) or one log file (default: tuning_logs of the "

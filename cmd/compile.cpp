@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,7 +81,7 @@ void run_compile(const CompileOptions& o) {
   const std::string target = !o.target.empty() ? o.target : !program.target.empty() ? program.target : "llvm";
   std::unique_ptr<backend::Backend> backend = backend::make_backend(backend::resolve_target(target));
   std::string passes;
-  lower::LoweredFunc func = lower::lower(state, program.name, backend->target().kind,
+  lower::LoweredFunc func = lower::lower(state, program.name, backend->target(),
                                          [&](std::string_view step, const lower::LoweredFunc& f) {
                                            passes += "// after " + std::string(step) + "\n" + lower::to_string(f) + "\n";
                                          });
@@ -103,13 +104,19 @@ void run_compile(const CompileOptions& o) {
     std::printf("wrote %s (symbol %s)\n", o.object_path.c_str(), func.name.c_str());
   }
   if (o.check) {
-    backend->check_runs_here("compile --check runs");
-    std::unique_ptr<runtime::Kernel> kernel = backend->build(func);
+    // On this machine when it can run the target's code, else emulated.
+    const std::optional<std::string> why_not = backend->why_not_here();
+    std::unique_ptr<runtime::Kernel> kernel = why_not ? nullptr : backend->build(func);
     check::CheckResult r = check::check_against_reference(
-        dag, [&](const std::vector<runtime::NDArray*>& args) { kernel->pack_and_run(check::raw_pointers(args)); },
+        dag,
+        [&](const std::vector<runtime::NDArray*>& args) {
+          if (kernel) return kernel->pack_and_run(check::raw_pointers(args));
+          backend->emulate(func, args);
+        },
         o.seed);
     user_check(r.ok, "check failed: ", r.message);
-    std::printf("check: output matches the reference (%.3f GFLOP per call)\n", dag.flop_count() * 1e-9);
+    std::printf("check: output matches the reference (%.3f GFLOP per call)%s\n", dag.flop_count() * 1e-9,
+                why_not ? (" in the emulator: " + *why_not).c_str() : "");
   }
 }
 
@@ -121,16 +128,22 @@ void register_compile(CLI::App& app) {
   sub->add_option("--op", options->op, "operator from ops/ (see --list-ops)");
   sub->add_option("--params", options->params, "operator parameters as JSON, or @file (e.g. '{\"M\":64,\"N\":64,\"K\":64}')");
   sub->add_option("--steps", options->steps, "schedule steps as a JSON array, or @file (format: README)");
-  sub->add_option("--emit", options->emit, "what to print: state, passes (the function after each lowering pass), loop, llvm, asm "
+  sub->add_option("--emit", options->emit,
+                  "what to print: state, passes (the function after each lowering pass), loop; llvm, asm (llvm "
+                  "targets); cuda, ptx, resources (cuda targets: registers, spills, shared memory, launch) "
                   "(repeatable; default state and loop)")
-      ->check(CLI::IsMember({"state", "passes", "loop", "llvm", "asm"}));
-  sub->add_option("--object", options->object_path, "also write an object file for the target to this path");
+      ->check(CLI::IsMember({"state", "passes", "loop", "llvm", "asm", "cuda", "ptx", "resources"}));
+  sub->add_option("--object", options->object_path,
+                  "also write the compiled kernel to this path (llvm: an object file NAME.o; cuda: NAME.cubin with "
+                  "NAME.cu and NAME.ptx beside it)");
   sub->add_option("--target", options->target,
-                  "code generation target: llvm (this CPU), \"llvm -mcpu=NAME\", ... (default: llvm, or the record's "
-                  "with --log)");
+                  "code generation target: llvm (this CPU), \"llvm -mcpu=NAME\", cuda, \"cuda -arch=sm_80\", ... "
+                  "(default: llvm, or the record's with --log)");
   sub->add_option("--log", options->log_path, "compile a record of this tuning log instead of --op (with --line)");
   sub->add_option("--line", options->line, "the line number of that record in the log");
-  sub->add_flag("--check", options->check, "JIT-compile, run on random inputs and compare with the reference");
+  sub->add_flag("--check", options->check,
+                "build, run on random inputs and compare with the reference (in the GPU emulator when this machine "
+                "cannot run the target's code)");
   sub->add_option("--seed", options->seed, "seed of the random inputs of --check");
   sub->add_flag("--list-ops", options->list_ops, "list the operators and exit");
   sub->callback([options] { run_compile(*options); });

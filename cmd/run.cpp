@@ -103,7 +103,7 @@ void register_run(CLI::App& app) {
   sub->add_option("model", options->model, "the ONNX model")->required();
   sub->add_option("--input", options->inputs, "NAME=FILE.pb (ONNX TensorProto) or NAME=raw:FILE; repeatable");
   sub->add_option("--input-shape", options->input_shapes, "NAME=1x3x224x224: pins symbolic input dimensions");
-  sub->add_option("--target", options->target, "code generation target: llvm (this CPU), \"llvm -mcpu=NAME\", ...")
+  sub->add_option("--target", options->target, "code generation target: llvm (this CPU), \"llvm -mcpu=NAME\", cuda, \"cuda -arch=sm_80\", ...")
       ->capture_default_str();
   sub->add_option("--output-dir", options->output_dir, "where to write <output name>.pb files")->required();
   sub->add_flag("--profile", options->profile, "print the time of every subgraph");

@@ -113,7 +113,7 @@ void register_tune(CLI::App& app) {
   auto o = std::make_shared<TuneCmdOptions>();
   CLI::App* sub = app.add_subcommand("tune", "Tune a model's tasks into a log and a kernels folder");
   sub->add_option("model", o->model, "ONNX model file")->required()->check(CLI::ExistingFile);
-  sub->add_option("--target", o->target, "Code generation target: llvm (this CPU), \"llvm -mcpu=NAME\", \"llvm -mattr=+f,-g\"")->capture_default_str();
+  sub->add_option("--target", o->target, "Code generation target: llvm (this CPU), \"llvm -mcpu=NAME\", \"llvm -mattr=+f,-g\", cuda, \"cuda -arch=sm_90\"")->capture_default_str();
   sub->add_option("--trials", o->tune.trials, "New measurements in all, across tasks")
       ->default_val(1000)
       ->check(CLI::NonNegativeNumber);

@@ -1,5 +1,6 @@
 #include "backend/backend.h"
 
+#include "backend/cuda_backend.h"
 #include "backend/llvm_backend.h"
 #include "ir/error.h"
 
@@ -10,6 +11,8 @@ target::Target resolve_target(const std::string& text) {
   switch (spec.kind) {
     case target::TargetKind::Llvm:
       return resolve_llvm_target(spec, text);
+    case target::TargetKind::Cuda:
+      return resolve_cuda_target(spec, text);
   }
   internal_fail("no backend resolves target kind ", target::to_string(spec.kind));
 }
@@ -18,8 +21,15 @@ std::unique_ptr<Backend> make_backend(const target::Target& target) {
   switch (target.kind) {
     case target::TargetKind::Llvm:
       return std::make_unique<LlvmBackend>(target);
+    case target::TargetKind::Cuda:
+      return std::make_unique<CudaBackend>(target);
   }
   internal_fail("no backend for target kind ", target::to_string(target.kind));
+}
+
+void Backend::check_runs_here(const std::string& what) const {
+  if (std::optional<std::string> why = why_not_here())
+    user_fail(what, " code for target '", target_.str(), "', but ", *why);
 }
 
 std::shared_ptr<const Backend> host_backend() {

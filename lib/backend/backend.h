@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,9 +37,17 @@ class Backend {
   // What emit() can show, and the text of one of them.
   virtual std::vector<std::string> emit_kinds() const = 0;
   virtual std::string emit(const lower::LoweredFunc& func, const std::string& kind) const = 0;
-  // UserError naming what this machine lacks to run the target's code
+  // Why this machine cannot run the target's code ("this machine's CPU
+  // lacks avx512f ..."), or nullopt when it can.
+  virtual std::optional<std::string> why_not_here() const = 0;
+  // UserError "<what> code for target '<target>', but <why_not_here>"
   // (`what` says what was about to run it: "tune measures", "bench runs").
-  virtual void check_runs_here(const std::string& what) const = 0;
+  void check_runs_here(const std::string& what) const;
+  // Runs func on this machine's CPU with the target's semantics, needing
+  // none of its hardware: the reference interpreter (lower/interpreter.h)
+  // for llvm, the GPU emulator (lower/gpu_emulator.h) for cuda. args in
+  // LoweredFunc::args order, packed inputs in their placeholder layout.
+  virtual void emulate(const lower::LoweredFunc& func, const std::vector<runtime::NDArray*>& args) const = 0;
 
  private:
   target::Target target_;

@@ -2,6 +2,7 @@
 
 #include "codegen/llvm/llvm_codegen.h"
 #include "ir/error.h"
+#include "lower/interpreter.h"
 
 namespace tunectl::backend {
 
@@ -23,13 +24,16 @@ std::string LlvmBackend::emit(const lower::LoweredFunc& func, const std::string&
   internal_fail("the llvm backend cannot emit '", kind, "'");
 }
 
-void LlvmBackend::check_runs_here(const std::string& what) const {
+std::optional<std::string> LlvmBackend::why_not_here() const {
   const std::vector<std::string> missing = codegen::missing_host_features(target());
-  if (missing.empty()) return;
+  if (missing.empty()) return std::nullopt;
   std::string names;
   for (const std::string& f : missing) names += (names.empty() ? "" : ", ") + f;
-  user_fail(what, " code for target '", target().str(), "', but this machine's CPU lacks ", names,
-            " (its own target is '", resolve_target("llvm").str(), "')");
+  return "this machine's CPU lacks " + names + " (its own target is '" + resolve_target("llvm").str() + "')";
+}
+
+void LlvmBackend::emulate(const lower::LoweredFunc& func, const std::vector<runtime::NDArray*>& args) const {
+  lower::interpret_with_packing(func, args);
 }
 
 }  // namespace tunectl::backend

@@ -17,7 +17,8 @@ class LlvmBackend final : public Backend {
   std::string file_suffix() const override { return ".o"; }
   std::vector<std::string> emit_kinds() const override { return {"llvm", "asm"}; }
   std::string emit(const lower::LoweredFunc& func, const std::string& kind) const override;
-  void check_runs_here(const std::string& what) const override;
+  std::optional<std::string> why_not_here() const override;
+  void emulate(const lower::LoweredFunc& func, const std::vector<runtime::NDArray*>& args) const override;
 };
 
 }  // namespace tunectl::backend

@@ -81,7 +81,7 @@ void Executor::Impl::compile() {
     auto it = kernels.find(key);
     if (it == kernels.end()) {
       schedule::State state = options.schedule ? options.schedule(sg.dag) : schedule::State::initial(sg.dag);
-      it = kernels.emplace(key, backend->build(lower::lower(state, kernel_symbol(sg.name)))).first;
+      it = kernels.emplace(key, backend->build(lower::lower(state, kernel_symbol(sg.name), backend->target()))).first;
     }
     // The partitioner promises placeholders in `inputs` order and outputs in
     // `outputs` order; check it, since a mix-up would silently swap buffers.

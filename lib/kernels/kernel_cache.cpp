@@ -44,7 +44,7 @@ KernelEntry build_kernel(const log::Record& record, const std::string& dir, cons
   entry.record = record;
 
   schedule::State state = schedule::replay(dag, record.steps);
-  lower::LoweredFunc func = lower::lower(state, entry.symbol);
+  lower::LoweredFunc func = lower::lower(state, entry.symbol, backend.target());
   auto arg_of = [](const ir::Buffer& b) { return KernelArg{b->name, b->shape, std::string(ir::to_string(b->dtype))}; };
   for (const ir::Buffer& b : func.args) entry.args.push_back(arg_of(b));
   for (const lower::InputPacking& p : func.packings)

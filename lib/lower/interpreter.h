@@ -19,9 +19,17 @@ namespace tunectl::lower {
 // InternalError naming the buffer and the index.
 void interpret(const LoweredFunc& func, const std::vector<runtime::NDArray*>& args);
 
-// interpret, with the inputs func takes packed (LoweredFunc::packings) given
-// in their placeholder layout: interprets each packing into a scratch copy
+// How a function is run on host arrays: interpret, or emulate_gpu.
+using LoopRunner = void (*)(const LoweredFunc& func, const std::vector<runtime::NDArray*>& args);
+
+// run(func, args) with the inputs func takes packed (LoweredFunc::packings)
+// given in their placeholder layout: runs each packing into a scratch copy
 // first.
-void interpret_with_packing(const LoweredFunc& func, std::vector<runtime::NDArray*> args);
+void run_with_packing(const LoweredFunc& func, std::vector<runtime::NDArray*> args, LoopRunner run);
+
+// run_with_packing with interpret.
+inline void interpret_with_packing(const LoweredFunc& func, std::vector<runtime::NDArray*> args) {
+  run_with_packing(func, std::move(args), interpret);
+}
 
 }  // namespace tunectl::lower

@@ -6,7 +6,9 @@
 
 #include "ir/error.h"
 #include "ir/printer.h"
+#include "lower/check_gpu_launch.h"
 #include "lower/flatten.h"
+#include "lower/insert_barriers.h"
 #include "lower/schedule_to_loops.h"
 #include "lower/simplify_loops.h"
 
@@ -18,20 +20,33 @@ double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-LoweredFunc run_pass(const Pass& pass, LoweredFunc func) {
-  for (InputPacking& p : func.packings) p.func = pass.run(std::move(p.func));
-  return pass.run(std::move(func));
+LoweredFunc run_pass(const Pass& pass, LoweredFunc func, const target::Target& target) {
+  for (InputPacking& p : func.packings) p.func = pass.run(std::move(p.func), target);
+  return pass.run(std::move(func), target);
+}
+
+// A pass that needs no target.
+template <LoweredFunc (*run)(LoweredFunc)>
+LoweredFunc any_target(LoweredFunc func, const target::Target&) {
+  return run(std::move(func));
 }
 
 }  // namespace
 
 const std::vector<Pass>& passes_for(target::TargetKind kind) {
   static const std::vector<Pass> llvm = {
-      {"flatten_buffers", flatten_buffers},
-      {"simplify_loops", simplify_loops},
+      {"flatten_buffers", any_target<flatten_buffers>},
+      {"simplify_loops", any_target<simplify_loops>},
+  };
+  static const std::vector<Pass> cuda = {
+      {"flatten_buffers", any_target<flatten_buffers>},
+      {"simplify_loops", any_target<simplify_loops>},
+      {"check_gpu_launch", check_gpu_launch},
+      {"insert_barriers", any_target<insert_barriers>},
   };
   switch (kind) {
     case target::TargetKind::Llvm: return llvm;
+    case target::TargetKind::Cuda: return cuda;
   }
   internal_fail("no lowering passes for target kind ", static_cast<int>(kind));
 }
@@ -45,15 +60,15 @@ std::string to_string(const LoweredFunc& func) {
   return out;
 }
 
-LoweredFunc lower(const schedule::State& state, const std::string& name, target::TargetKind kind,
+LoweredFunc lower(const schedule::State& state, const std::string& name, const target::Target& target,
                   const PassObserver& observe) {
   auto start = std::chrono::steady_clock::now();
   LoweredFunc func = schedule_to_loops(state, name);
   spdlog::debug("lower {}: schedule_to_loops {:.3f} ms", name, ms_since(start));
   if (observe) observe("schedule_to_loops", func);
-  for (const Pass& pass : passes_for(kind)) {
+  for (const Pass& pass : passes_for(target.kind)) {
     start = std::chrono::steady_clock::now();
-    func = run_pass(pass, std::move(func));
+    func = run_pass(pass, std::move(func), target);
     spdlog::debug("lower {}: {} {:.3f} ms", name, pass.name, ms_since(start));
     if (observe) observe(pass.name, func);
   }

@@ -4,6 +4,8 @@
 // target's passes: loop IR in, loop IR out, one pass per header, listed in
 // order once, in passes_for():
 //   llvm: flatten_buffers (flatten.h) -> simplify_loops (simplify_loops.h)
+//   cuda: the same, then check_gpu_launch (check_gpu_launch.h)
+//         -> insert_barriers (insert_barriers.h)
 // A pass rewrites the kernel and its packing functions alike.
 // `tunectl compile --emit passes` prints the function after each step; with
 // -v each step's time is logged.
@@ -42,10 +44,10 @@ struct InputPacking {
   LoweredFunc func;
 };
 
-// One lowering pass.
+// One lowering pass; the target gives the limits a pass checks.
 struct Pass {
   const char* name;
-  LoweredFunc (*run)(LoweredFunc func);
+  LoweredFunc (*run)(LoweredFunc func, const target::Target& target);
 };
 
 // The passes of a kind of target, in the order they run.
@@ -58,8 +60,10 @@ using PassObserver = std::function<void(std::string_view step, const LoweredFunc
 // "func name(args)" and the body, then each packing function the same way.
 std::string to_string(const LoweredFunc& func);
 
-// UserError when the schedule cannot be lowered (schedule_to_loops).
+// Runs the passes of target's kind. UserError when the schedule cannot be
+// lowered (schedule_to_loops) or cannot run on the target (a GPU launch
+// beyond its limits).
 LoweredFunc lower(const schedule::State& state, const std::string& name,
-                  target::TargetKind kind = target::TargetKind::Llvm, const PassObserver& observe = nullptr);
+                  const target::Target& target = target::Target{}, const PassObserver& observe = nullptr);
 
 }  // namespace tunectl::lower

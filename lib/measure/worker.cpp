@@ -95,7 +95,7 @@ std::unique_ptr<runtime::Kernel> build(int fd, size_t index, const MeasureInput&
   try {
     if (!func) {
       func = std::make_shared<const lower::LoweredFunc>(
-          lower::lower(schedule::replay(input.dag, input.steps), "candidate"));
+          lower::lower(schedule::replay(input.dag, input.steps), "candidate", options.backend->target()));
     }
     stage_error = MeasureError::CompileHostError;
     std::unique_ptr<runtime::Kernel> kernel = options.backend->build(*func);

@@ -28,8 +28,7 @@ TargetKind kind_from_string(const std::string& text, const std::string& whole) {
   if (text == str) return TargetKind::name;
   TUNECTL_TARGET_KINDS(TUNECTL_TARGET_KIND_MATCH)
 #undef TUNECTL_TARGET_KIND_MATCH
-  if (text == "cuda") user_fail("target '", whole, "': the CUDA backend is not built yet (only llvm, the CPU)");
-  user_fail("unknown target '", whole, "' (expected llvm, e.g. \"llvm -mcpu=x86-64-v3\")");
+  user_fail("unknown target '", whole, "' (expected llvm or cuda, e.g. \"llvm -mcpu=x86-64-v3\", \"cuda -arch=sm_90\")");
 }
 
 std::vector<std::string> split(const std::string& text, char sep) {
@@ -50,7 +49,7 @@ int64_t cache_size(int name, int64_t fallback) {
 TargetSpec parse_target_string(const std::string& text) {
   std::istringstream in(text);
   std::string word;
-  user_check(static_cast<bool>(in >> word), "empty target (expected llvm, e.g. \"llvm -mcpu=znver4\")");
+  user_check(static_cast<bool>(in >> word), "empty target (expected llvm or cuda, e.g. \"llvm -mcpu=znver4\")");
   TargetSpec spec;
   spec.kind = kind_from_string(word, text);
   while (in >> word) {
@@ -58,23 +57,29 @@ TargetSpec parse_target_string(const std::string& text) {
     const std::string key = word.substr(0, eq);
     const std::string value = eq == std::string::npos ? "" : word.substr(eq + 1);
     user_check(!value.empty(), "target '", text, "': '", word, "' needs a value (-mcpu=NAME or -mattr=+a,-b)");
-    if (key == "-mcpu") {
+    const bool cuda = spec.kind == TargetKind::Cuda;
+    if (cuda && key == "-arch") {
+      user_check(spec.arch.empty(), "target '", text, "': -arch given twice");
+      spec.arch = value;
+    } else if (!cuda && key == "-mcpu") {
       user_check(spec.cpu.empty(), "target '", text, "': -mcpu given twice");
       spec.cpu = value;
-    } else if (key == "-mattr") {
+    } else if (!cuda && key == "-mattr") {
       for (const std::string& f : split(value, ',')) {
         user_check(f.size() > 1 && (f[0] == '+' || f[0] == '-'), "target '", text, "': feature '", f,
                    "' must start with + or - (e.g. -mattr=+avx2,-avx512f)");
         spec.mattr.push_back(f);
       }
     } else {
-      user_fail("target '", text, "': unknown option '", key, "' (llvm takes -mcpu= and -mattr=)");
+      user_fail("target '", text, "': unknown option '", key, "' (",
+                cuda ? "cuda takes -arch=sm_NN" : "llvm takes -mcpu= and -mattr=", ")");
     }
   }
   return spec;
 }
 
 std::string Target::str() const {
+  if (kind == TargetKind::Cuda) return "cuda -arch=" + gpu.arch;
   std::string s = std::string(to_string(kind)) + " -mcpu=" + cpu;
   for (size_t i = 0; i < mattr.size(); ++i) s += (i ? "," : " -mattr=") + mattr[i];
   return s;

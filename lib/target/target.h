@@ -5,23 +5,28 @@
 // for its CPU and features, and every log record and kernels manifest carries
 // its canonical string, by which best records are looked up.
 //
-// Strings ("llvm" is the host CPU; the CUDA kind comes with the CUDA backend):
+// Strings:
 //   llvm                         the host CPU, as the host reports it
 //   llvm -mcpu=znver4            a named LLVM CPU, with that CPU's features
 //   llvm -mcpu=x86-64-v3         (AVX2 and FMA, no AVX-512)
 //   llvm -mattr=+avx2,+fma       the host CPU name with features added or removed
+//   cuda                         the GPU of this machine (sm_90 when it has none)
+//   cuda -arch=sm_80             an NVIDIA architecture: sm_80, sm_86, sm_89, sm_90
 // parse_target_string checks the syntax only; the backend of the kind resolves
-// the CPU's features (backend::resolve_target), since only LLVM knows them.
+// the rest (backend::resolve_target): the CPU's features, since only LLVM
+// knows them, and the GPU's facts, from the device or from gpu_arch.h.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "target/gpu_arch.h"
+
 namespace tunectl::target {
 
 // Every kind of target, in one place (STYLE.md habit 3).
-#define TUNECTL_TARGET_KINDS(X) X(Llvm, "llvm")
+#define TUNECTL_TARGET_KINDS(X) X(Llvm, "llvm") X(Cuda, "cuda")
 
 enum class TargetKind : uint8_t {
 #define TUNECTL_TARGET_KIND_ENUM(name, text) name,
@@ -35,6 +40,7 @@ struct TargetSpec {
   TargetKind kind = TargetKind::Llvm;
   std::string cpu;                 // "" = the host's
   std::vector<std::string> mattr;  // "+avx2", "-avx512f", in the order given
+  std::string arch;                // cuda: "sm_90"; "" = the device's
 };
 
 // UserError naming the part of `text` it cannot read.
@@ -59,7 +65,11 @@ struct Target {
   int64_t l2_bytes = 1 << 20;       // per core
   int64_t l3_bytes = 32 << 20;      // shared
 
-  // The canonical string: "llvm -mcpu=znver4" or "llvm -mcpu=x86-64 -mattr=+avx2,+fma".
+  // cuda: the GPU's facts (its arch is also the one entry of `features`).
+  GpuFacts gpu;
+
+  // The canonical string: "llvm -mcpu=znver4", "llvm -mcpu=x86-64 -mattr=+avx2,+fma",
+  // "cuda -arch=sm_90".
   // Logs and manifests store it; two targets are the same when it is.
   std::string str() const;
   bool has_feature(const std::string& feature) const;

@@ -46,7 +46,7 @@ TEST_CASE("lower runs schedule_to_loops and then the target's passes in order", 
   std::vector<std::string> steps;
   std::vector<std::string> texts;
   std::vector<std::vector<size_t>> ranks;
-  LoweredFunc f = lower(state, "mm", target::TargetKind::Llvm, [&](std::string_view step, const LoweredFunc& g) {
+  LoweredFunc f = lower(state, "mm", target::Target{}, [&](std::string_view step, const LoweredFunc& g) {
     steps.emplace_back(step);
     texts.push_back(to_string(g));
     ranks.push_back(access_ranks(g.body));

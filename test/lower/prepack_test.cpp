@@ -63,7 +63,7 @@ TEST_CASE("a prepacked constant is a packed argument with a packing function", "
   // The passes rewrote the packing function too: its accesses are flat and
   // simplified.
   int accesses = 0;
-  lower(s, "dense", target::TargetKind::Llvm, [&](std::string_view step, const LoweredFunc& g) {
+  lower(s, "dense", target::Target{}, [&](std::string_view step, const LoweredFunc& g) {
     if (step != "simplify_loops") return;
     const std::string text = to_string(g.packings.at(0).func);
     INFO(text);

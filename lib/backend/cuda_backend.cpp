@@ -1,0 +1,94 @@
+#include "backend/cuda_backend.h"
+
+#include <fstream>
+
+#include "codegen/cuda/cuda_codegen.h"
+#include "codegen/cuda/cuda_source.h"
+#include "ir/error.h"
+#include "lower/gpu_emulator.h"
+#include "lower/interpreter.h"
+#include "runtime/cuda_driver.h"
+
+namespace tunectl::backend {
+
+namespace {
+
+std::string known_archs() {
+  std::string s;
+  for (const std::string& a : target::known_gpu_archs()) s += (s.empty() ? "" : ", ") + a;
+  return s;
+}
+
+void write_file(const std::string& path, const char* data, size_t size) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(data, static_cast<std::streamsize>(size));
+  out.close();
+  system_check(static_cast<bool>(out), "cannot write the kernels folder", "write", path);
+}
+
+std::string without_suffix(const std::string& path, const std::string& suffix) {
+  internal_check(path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0,
+                 "cuda backend: ", path, " does not end in ", suffix);
+  return path.substr(0, path.size() - suffix.size());
+}
+
+}  // namespace
+
+target::Target resolve_cuda_target(const target::TargetSpec& spec, const std::string& text) {
+  const std::optional<target::GpuFacts> device = runtime::cuda_device();
+  target::Target t;
+  t.kind = target::TargetKind::Cuda;
+  t.triple = "nvptx64-nvidia-cuda";
+  if (device && (spec.arch.empty() || spec.arch == device->arch)) {
+    t.gpu = *device;
+  } else {
+    const std::string arch = spec.arch.empty() ? kDefaultGpuArch : spec.arch;
+    std::optional<target::GpuFacts> facts = target::gpu_facts_of_arch(arch);
+    user_check(facts.has_value(), "target '", text, "': unknown GPU arch '", arch, "' (known: ", known_archs(), ")");
+    t.gpu = *facts;
+  }
+  t.cpu = t.gpu.arch;
+  t.features = {t.gpu.arch};
+  return t;
+}
+
+std::unique_ptr<runtime::Kernel> CudaBackend::build(const lower::LoweredFunc& func) const {
+  check_runs_here("running kernel " + func.name + " runs");
+  user_fail("running CUDA kernels in process is not supported yet (kernel ", func.name,
+            "): compile them with `tunectl compile --target cuda` or replay a CUDA log into a kernels folder");
+}
+
+void CudaBackend::write(const lower::LoweredFunc& func, const std::string& path) const {
+  const codegen::cuda::CudaBinary binary = codegen::cuda::compile_cuda(func, target());
+  const std::string stem = without_suffix(path, file_suffix());
+  write_file(stem + ".cu", binary.source.data(), binary.source.size());
+  write_file(stem + ".ptx", binary.compiled.ptx.data(), binary.compiled.ptx.size());
+  write_file(path, binary.compiled.cubin.data(), binary.compiled.cubin.size());
+}
+
+std::string CudaBackend::emit(const lower::LoweredFunc& func, const std::string& kind) const {
+  if (kind == "cuda") return codegen::cuda::cuda_source(func);
+  const codegen::cuda::CudaBinary binary = codegen::cuda::compile_cuda(func, target());
+  if (kind == "ptx") return binary.compiled.ptx;
+  if (kind == "resources") {
+    const lower::LaunchDims& l = binary.launch;
+    return "grid " + std::to_string(l.grid[0]) + "x" + std::to_string(l.grid[1]) + "x" + std::to_string(l.grid[2]) +
+           ", block " + std::to_string(l.block[0]) + "x" + std::to_string(l.block[1]) + "x" +
+           std::to_string(l.block[2]) + "\n" + codegen::cuda::resources_report(binary.compiled);
+  }
+  internal_fail("the cuda backend cannot emit '", kind, "'");
+}
+
+std::optional<std::string> CudaBackend::why_not_here() const {
+  std::string why;
+  const std::optional<target::GpuFacts> device = runtime::cuda_device(&why);
+  if (!device) return "no CUDA driver or device was found on this machine (" + why + ")";
+  if (device->arch != target().gpu.arch) return "this machine's " + device->device + " is " + device->arch;
+  return std::nullopt;
+}
+
+void CudaBackend::emulate(const lower::LoweredFunc& func, const std::vector<runtime::NDArray*>& args) const {
+  lower::run_with_packing(func, args, lower::emulate_gpu);
+}
+
+}  // namespace tunectl::backend

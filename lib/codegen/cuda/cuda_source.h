@@ -1,0 +1,29 @@
+// CUDA C code generation: a lowered GPU function (lower/lower.h, after the
+// cuda passes) -> the source of one `extern "C" __global__` kernel, plus one
+// kernel per packing function (`<name>_pack<arg>`, launched once on one
+// thread). Arguments are `__restrict__` pointers in LoweredFunc::args order,
+// `const` where the kernel never stores to them. A loop bound to a hardware
+// index reads it (`threadIdx.x`) and guards its body where its extent is
+// below the launch dimension (lower/launch_dims.h); vthread, unrolled and
+// vectorized loops carry `#pragma unroll`; shared buffers are `__shared__`
+// arrays declared at the top of the kernel, every other allocation an array
+// private to the thread (registers or local memory). Arithmetic matches the
+// reference interpreter's: no fast math, std::min/std::max operand order,
+// floor division and modulo for integers, round half to even.
+#pragma once
+
+#include <string>
+
+#include "lower/launch_dims.h"
+#include "lower/lower.h"
+
+namespace tunectl::codegen::cuda {
+
+// The kernel's source: a preamble of helpers, then the kernel(s). The kernel
+// is declared with __launch_bounds__(its threads per block).
+std::string cuda_source(const lower::LoweredFunc& func);
+
+// The symbol of the kernel that fills packed argument `arg` of func.
+std::string packing_kernel_name(const lower::LoweredFunc& func, int arg);
+
+}  // namespace tunectl::codegen::cuda

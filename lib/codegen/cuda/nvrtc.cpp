@@ -1,0 +1,178 @@
+#include "codegen/cuda/nvrtc.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <regex>
+#include <sstream>
+
+#include "ir/error.h"
+
+namespace tunectl::codegen::cuda {
+
+namespace {
+
+// The part of nvrtc.h tunectl calls, declared here so the build needs no
+// toolkit.
+using nvrtcResult = int;
+using nvrtcProgram = struct nvrtcProgramOpaque*;
+
+struct Nvrtc {
+  void* handle = nullptr;
+  std::string why;  // why handle is null
+  const char* (*GetErrorString)(nvrtcResult) = nullptr;
+  nvrtcResult (*Version)(int*, int*) = nullptr;
+  nvrtcResult (*CreateProgram)(nvrtcProgram*, const char*, const char*, int, const char* const*,
+                               const char* const*) = nullptr;
+  nvrtcResult (*DestroyProgram)(nvrtcProgram*) = nullptr;
+  nvrtcResult (*CompileProgram)(nvrtcProgram, int, const char* const*) = nullptr;
+  nvrtcResult (*GetProgramLogSize)(nvrtcProgram, size_t*) = nullptr;
+  nvrtcResult (*GetProgramLog)(nvrtcProgram, char*) = nullptr;
+  nvrtcResult (*GetPTXSize)(nvrtcProgram, size_t*) = nullptr;
+  nvrtcResult (*GetPTX)(nvrtcProgram, char*) = nullptr;
+  nvrtcResult (*GetCUBINSize)(nvrtcProgram, size_t*) = nullptr;
+  nvrtcResult (*GetCUBIN)(nvrtcProgram, char*) = nullptr;
+};
+
+std::vector<std::string> library_candidates() {
+  std::vector<std::string> paths = {"libnvrtc.so.13"};
+  if (const char* home = std::getenv("CUDA_HOME")) paths.push_back(std::string(home) + "/lib64/libnvrtc.so.13");
+  paths.push_back("/usr/local/cuda/lib64/libnvrtc.so.13");
+  return paths;
+}
+
+template <typename F>
+void bind(Nvrtc& n, F& f, const char* name) {
+  f = reinterpret_cast<F>(dlsym(n.handle, name));
+  if (!f && n.why.empty()) n.why = std::string("libnvrtc has no ") + name;
+}
+
+const Nvrtc& nvrtc() {
+  static const Nvrtc lib = [] {
+    Nvrtc n;
+    std::string tried;
+    for (const std::string& path : library_candidates()) {
+      n.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (n.handle) break;
+      tried += (tried.empty() ? "" : ", ") + path;
+    }
+    if (!n.handle) {
+      n.why = "NVRTC (the CUDA Toolkit's libnvrtc.so.13) was not found (tried " + tried +
+              "); install the CUDA Toolkit 13 or set CUDA_HOME";
+      return n;
+    }
+    bind(n, n.GetErrorString, "nvrtcGetErrorString");
+    bind(n, n.Version, "nvrtcVersion");
+    bind(n, n.CreateProgram, "nvrtcCreateProgram");
+    bind(n, n.DestroyProgram, "nvrtcDestroyProgram");
+    bind(n, n.CompileProgram, "nvrtcCompileProgram");
+    bind(n, n.GetProgramLogSize, "nvrtcGetProgramLogSize");
+    bind(n, n.GetProgramLog, "nvrtcGetProgramLog");
+    bind(n, n.GetPTXSize, "nvrtcGetPTXSize");
+    bind(n, n.GetPTX, "nvrtcGetPTX");
+    bind(n, n.GetCUBINSize, "nvrtcGetCUBINSize");
+    bind(n, n.GetCUBIN, "nvrtcGetCUBIN");
+    if (!n.why.empty()) n.handle = nullptr;
+    return n;
+  }();
+  return lib;
+}
+
+const Nvrtc& checked_nvrtc() {
+  const Nvrtc& n = nvrtc();
+  user_check(n.handle != nullptr, n.why);
+  return n;
+}
+
+void check_call(const Nvrtc& n, nvrtcResult r, const char* call, const std::string& name) {
+  internal_check(r == 0, "NVRTC ", call, " failed for ", name, ": ", n.GetErrorString(r));
+}
+
+// Owns one NVRTC program.
+class Program {
+ public:
+  Program(const Nvrtc& n, const std::string& source, const std::string& name) : n_(n) {
+    check_call(n_, n_.CreateProgram(&prog_, source.c_str(), name.c_str(), 0, nullptr, nullptr), "CreateProgram", name);
+  }
+  ~Program() { n_.DestroyProgram(&prog_); }
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
+  nvrtcProgram get() const { return prog_; }
+
+ private:
+  const Nvrtc& n_;
+  nvrtcProgram prog_ = nullptr;
+};
+
+}  // namespace
+
+bool nvrtc_available(std::string* why) {
+  const Nvrtc& n = nvrtc();
+  if (!n.handle && why) *why = n.why;
+  return n.handle != nullptr;
+}
+
+std::string nvrtc_version() {
+  const Nvrtc& n = checked_nvrtc();
+  int major = 0, minor = 0;
+  n.Version(&major, &minor);
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::map<std::string, KernelResources> parse_ptxas_report(const std::string& log) {
+  static const std::regex entry(R"(Compiling entry function '([^']+)')");
+  static const std::regex frame(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+  static const std::regex used(R"(Used (\d+) registers)");
+  static const std::regex smem(R"((\d+) bytes smem)");
+  std::map<std::string, KernelResources> out;
+  KernelResources* current = nullptr;
+  std::istringstream in(log);
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_search(line, m, entry)) {
+      current = &out[m[1].str()];
+      continue;
+    }
+    if (!current) continue;
+    if (std::regex_search(line, m, frame)) {
+      current->stack_bytes = std::stoll(m[1].str());
+      current->spill_store_bytes = std::stoll(m[2].str());
+      current->spill_load_bytes = std::stoll(m[3].str());
+    }
+    if (std::regex_search(line, m, used)) current->registers = std::stoi(m[1].str());
+    if (std::regex_search(line, m, smem)) current->shared_bytes = std::stoll(m[1].str());
+  }
+  return out;
+}
+
+CompiledCuda nvrtc_compile(const std::string& source, const std::string& name, const std::string& arch) {
+  const Nvrtc& n = checked_nvrtc();
+  // NVRTC keeps global state that is not documented as thread-safe.
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  Program program(n, source, name + ".cu");
+  const std::string arch_option = "--gpu-architecture=" + arch;
+  const char* options[] = {arch_option.c_str(), "--std=c++17", "--ptxas-options=-v"};
+  const nvrtcResult compiled = n.CompileProgram(program.get(), 3, options);
+  CompiledCuda out;
+  size_t size = 0;
+  check_call(n, n.GetProgramLogSize(program.get(), &size), "GetProgramLogSize", name);
+  out.log.resize(size);
+  check_call(n, n.GetProgramLog(program.get(), out.log.data()), "GetProgramLog", name);
+  while (!out.log.empty() && out.log.back() == '\0') out.log.pop_back();
+  internal_check(compiled == 0, "NVRTC cannot compile the generated kernel ", name, " for ", arch, ": ",
+                 n.GetErrorString(compiled), "\n", out.log, "\nsource:\n", source);
+  check_call(n, n.GetPTXSize(program.get(), &size), "GetPTXSize", name);
+  out.ptx.resize(size);
+  check_call(n, n.GetPTX(program.get(), out.ptx.data()), "GetPTX", name);
+  while (!out.ptx.empty() && out.ptx.back() == '\0') out.ptx.pop_back();
+  check_call(n, n.GetCUBINSize(program.get(), &size), "GetCUBINSize", name);
+  out.cubin.resize(size);
+  check_call(n, n.GetCUBIN(program.get(), out.cubin.data()), "GetCUBIN", name);
+  out.resources = parse_ptxas_report(out.log);
+  return out;
+}
+
+}  // namespace tunectl::codegen::cuda

@@ -1,0 +1,110 @@
+#include "lower/check_gpu_launch.h"
+
+#include <map>
+#include <vector>
+
+#include "ir/error.h"
+#include "ir/functor.h"
+#include "lower/launch_dims.h"
+
+namespace tunectl::lower {
+
+namespace {
+
+using namespace ir;
+
+int64_t bytes_of(const Buffer& b) { return b->num_elements() * dtype_bytes(b->dtype); }
+
+// Shared bytes, and what bindings enclose each loop and each store.
+class LaunchChecker : public IRVisitor {
+ public:
+  explicit LaunchChecker(std::string kernel) : kernel_(std::move(kernel)) {}
+  int64_t shared_bytes = 0;
+
+ protected:
+  void visit_For(const ForNode* loop) override {
+    user_check(loop->for_kind != ForKind::Parallel, "kernel ", kernel_, ": loop ", name(loop),
+               " is parallel, a CPU annotation (bind it to blockIdx/threadIdx)");
+    const std::optional<HardwareIndex> hw =
+        loop->for_kind == ForKind::ThreadBinding ? hardware_index(loop->thread_tag) : std::nullopt;
+    if (loop->for_kind != ForKind::ThreadBinding) return IRVisitor::visit_For(loop);
+    if (!hw) {  // vthread
+      ++inside_threads_;
+      IRVisitor::visit_For(loop);
+      --inside_threads_;
+      return;
+    }
+    user_check(!hw->is_block || inside_threads_ == 0, "kernel ", kernel_, ": loop ", name(loop), " is bound to ",
+               loop->thread_tag, " inside a threadIdx or vthread loop (blocks are the outermost level)");
+    // An index bound again inside (another stage attached there) takes the
+    // same values: it can only cover what the outer loop lets through.
+    const int64_t extent = loop->extent.as<IntImmNode>()->value;
+    for (const ForNode* outer : bound_) {
+      user_check(outer->thread_tag != loop->thread_tag || extent <= outer->extent.as<IntImmNode>()->value, "kernel ",
+                 kernel_, ": loop ", name(loop), " bound to ", loop->thread_tag, " with extent ", extent,
+                 " inside loop ", name(outer), " bound to it with extent ", outer->extent.as<IntImmNode>()->value);
+    }
+    if (!hw->is_block) ++inside_threads_;
+    bound_.push_back(loop);
+    IRVisitor::visit_For(loop);
+    bound_.pop_back();
+    if (!hw->is_block) --inside_threads_;
+  }
+
+  void visit_Allocate(const AllocateNode* op) override {
+    if (op->buffer->scope == MemScope::Shared) {
+      shared_bytes += bytes_of(op->buffer);
+    } else {
+      user_check(bytes_of(op->buffer) <= kMaxLocalBytes, "kernel ", kernel_, ": buffer ", op->buffer->name, " of ",
+                 bytes_of(op->buffer), " bytes is private to each thread (at most ", kMaxLocalBytes,
+                 "; attach its stage inside the thread loops or cache it in shared memory)");
+    }
+    allocated_at_[op->buffer.get()] = bound_.size();
+    IRVisitor::visit_Allocate(op);
+  }
+
+  // A store under a binding made inside the buffer's allocation fills only
+  // part of it per thread (or per block): the rest must come from other
+  // threads, which only shared memory (threads of one block) allows.
+  void visit_Store(const StoreNode* op) override {
+    auto it = allocated_at_.find(op->buffer.get());
+    if (it != allocated_at_.end()) {
+      const bool shared = op->buffer->scope == MemScope::Shared;
+      for (size_t i = it->second; i < bound_.size(); ++i) {
+        const bool is_block = hardware_index(bound_[i]->thread_tag)->is_block;
+        user_check(shared && !is_block, "kernel ", kernel_, ": buffer ", op->buffer->name, " is ",
+                   shared ? "shared by the threads of a block" : "private to each thread",
+                   " but filled by several ", shared ? "blocks" : "threads", " (loop ", name(bound_[i]), " bound to ",
+                   bound_[i]->thread_tag, "); ",
+                   shared ? "attach its stage inside the blockIdx loops" : "cache it in shared memory");
+      }
+    }
+    IRVisitor::visit_Store(op);
+  }
+
+ private:
+  static const std::string& name(const ForNode* loop) { return loop->var.node()->name; }
+
+  std::string kernel_;
+  int inside_threads_ = 0;
+  std::vector<const ForNode*> bound_;  // open loops bound to blockIdx/threadIdx, outermost first
+  std::map<const BufferNode*, size_t> allocated_at_;  // bound_.size() at the allocation
+};
+
+}  // namespace
+
+LoweredFunc check_gpu_launch(LoweredFunc func, const target::Target& target) {
+  const LaunchDims dims = launch_dims(func);
+  const target::GpuFacts& gpu = target.gpu;
+  user_check(dims.threads_per_block() <= gpu.max_threads_per_block, "kernel ", func.name, ": ",
+             dims.threads_per_block(), " threads per block (", dims.block[0], "x", dims.block[1], "x", dims.block[2],
+             "), more than ", target.str(), " allows (", gpu.max_threads_per_block, ")");
+  LaunchChecker checker(func.name);
+  checker.visit(func.body);
+  user_check(checker.shared_bytes <= gpu.shared_bytes_per_block, "kernel ", func.name, ": ", checker.shared_bytes,
+             " bytes of shared memory per block, more than ", target.str(), " allows (", gpu.shared_bytes_per_block,
+             ")");
+  return func;
+}
+
+}  // namespace tunectl::lower

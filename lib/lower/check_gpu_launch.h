@@ -1,0 +1,28 @@
+// Lowering pass (GPU): refuses a kernel the target cannot launch or that
+// does not mean what its bindings say, with a UserError naming the reason
+// (measurement records it as an instantiation error):
+//   - more threads per block than the target allows;
+//   - more static shared memory per block than the target allows;
+//   - a blockIdx loop inside a threadIdx or vthread loop (blocks are the
+//     outermost level of the launch);
+//   - a loop bound to a hardware index inside a loop bound to the same one
+//     (another stage attached there: cooperative fetch) with a larger
+//     extent: the outer loop's guard keeps the threads it needs out;
+//   - a buffer filled under a binding made inside its allocation: a buffer
+//     private to each thread filled by several threads, or a shared buffer
+//     filled by several blocks (each would hold only its own part);
+//   - a parallel loop (a CPU annotation);
+//   - a buffer private to a thread larger than a thread's local memory can
+//     sensibly hold (kMaxLocalBytes).
+#pragma once
+
+#include "lower/lower.h"
+
+namespace tunectl::lower {
+
+// What one thread may allocate for itself (registers, then local memory).
+constexpr int64_t kMaxLocalBytes = 16 << 10;
+
+LoweredFunc check_gpu_launch(LoweredFunc func, const target::Target& target);
+
+}  // namespace tunectl::lower

@@ -1,0 +1,241 @@
+#include "lower/gpu_emulator.h"
+
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#include <cmath>
+#include <exception>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "ir/error.h"
+#include "ir/printer.h"
+#include "lower/launch_dims.h"
+#include "lower/loop_interpreter.h"
+
+namespace tunectl::lower {
+
+namespace {
+
+using Index3 = std::array<int64_t, 3>;
+
+std::string to_text(const Index3& i) {
+  return "(" + std::to_string(i[0]) + "," + std::to_string(i[1]) + "," + std::to_string(i[2]) + ")";
+}
+
+// Who last wrote and read one shared element, and in which barrier interval
+// (epoch) of the block. Epoch 0 is "never".
+struct Shadow {
+  int32_t writer = -1;
+  uint32_t write_epoch = 0;
+  int32_t reader = -1;  // kSeveralReaders when more than one thread read it
+  uint32_t read_epoch = 0;
+};
+constexpr int32_t kSeveralReaders = -2;
+
+struct SharedBuffer {
+  runtime::NDArray data;
+  std::vector<Shadow> shadow;
+};
+
+// What the threads of the block being run share.
+struct Block {
+  Index3 index{};
+  Index3 threads{};  // the block's dimensions
+  uint32_t epoch = 1;  // barriers passed + 1
+  std::map<const ir::BufferNode*, SharedBuffer> shared;
+
+  Index3 thread_index(int32_t linear) const {
+    return {linear % threads[0], linear / threads[0] % threads[1], linear / (threads[0] * threads[1])};
+  }
+};
+
+bool same_bits(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+// One thread of the block: the interpreter with GPU meanings for bound
+// loops, barriers, shared allocations and accesses to shared memory.
+class GpuThread : public LoopInterpreter {
+ public:
+  GpuThread(Block& block, int32_t linear_id, ucontext_t& scheduler)
+      : block_(block), id_(linear_id), index_(block.thread_index(linear_id)), scheduler_(scheduler) {}
+
+  ucontext_t context{};
+  bool at_barrier = false;
+  bool done = false;
+  std::exception_ptr error;
+
+ protected:
+  void run_bound_loop(const ir::ForNode* op) override {
+    std::optional<HardwareIndex> hw = hardware_index(op->thread_tag);
+    if (!hw) return run_loop(op);  // vthread
+    const int64_t i = hw->is_block ? block_.index[hw->dim] : index_[hw->dim];
+    if (i < eval_int(op->extent)) run_with(op->var, i, op->body);
+  }
+
+  void barrier() override {
+    at_barrier = true;
+    swapcontext(&context, &scheduler_);
+  }
+
+  void allocate(const ir::AllocateNode* op) override {
+    if (op->buffer->scope != ir::MemScope::Shared) return LoopInterpreter::allocate(op);
+    auto it = block_.shared.find(op->buffer.get());
+    if (it == block_.shared.end()) {
+      SharedBuffer fresh{poisoned_scratch(op->buffer), std::vector<Shadow>(op->buffer->num_elements())};
+      it = block_.shared.emplace(op->buffer.get(), std::move(fresh)).first;
+    }
+    run_with_buffer(op->buffer, &it->second.data, op->body);
+  }
+
+  void access(const ir::Buffer& b, int64_t index, bool is_write, double stored) override {
+    if (b->scope != ir::MemScope::Shared) return;
+    SharedBuffer& buffer = block_.shared.at(b.get());
+    Shadow& s = buffer.shadow[index];
+    const uint32_t e = block_.epoch;
+    if (s.write_epoch == e && s.writer != id_) {
+      // Threads that all store the same value (a tile every thread fills
+      // whole) race harmlessly; different values are a real race.
+      const bool same_value = is_write && same_bits(buffer.data.get(index), stored);
+      if (!same_value) race(b, index, s.writer, "written", is_write ? "written" : "read");
+    }
+    if (is_write) {
+      if (s.read_epoch == e && s.reader != id_) race(b, index, s.reader, "read", "written");
+      s.writer = id_;
+      s.write_epoch = e;
+    } else if (s.read_epoch != e) {
+      s.reader = id_;
+      s.read_epoch = e;
+    } else if (s.reader != id_) {
+      s.reader = kSeveralReaders;
+    }
+  }
+
+  [[noreturn]] void out_of_bounds(const ir::Buffer& b, int64_t index, const ir::Expr& index_expr) override {
+    throw EmulatorError(where() + "index " + std::to_string(index) + " out of range of buffer " + b->name + " (" +
+                        std::to_string(b->num_elements()) + " elements), in " + ir::to_string(index_expr));
+  }
+
+ private:
+  std::string where() const {
+    return "gpu emulator: block " + to_text(block_.index) + " thread " + to_text(index_) + ": ";
+  }
+
+  [[noreturn]] void race(const ir::Buffer& b, int64_t index, int32_t other, const char* other_did,
+                         const char* this_did) const {
+    const std::string other_thread =
+        other == kSeveralReaders ? "other threads" : "thread " + to_text(block_.thread_index(other));
+    throw EmulatorError(where() + "race on shared buffer " + b->name + "[" + std::to_string(index) + "]: " +
+                        other_did + " by " + other_thread + " and " + this_did + " by thread " + to_text(index_) +
+                        " with no barrier between");
+  }
+
+  Block& block_;
+  int32_t id_;
+  Index3 index_;
+  ucontext_t& scheduler_;
+};
+
+// Fiber stacks, made once per emulate_gpu call and reused by every block.
+// Mapped without reserving memory: a thread touches a few pages of its own.
+class Stacks {
+ public:
+  static constexpr size_t kBytes = 256 << 10;
+  explicit Stacks(size_t n) : n_(n) {
+    if (n_ == 0) return;
+    base_ = mmap(nullptr, n_ * kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    system_check(base_ != MAP_FAILED, "gpu emulator: cannot make the threads' stacks", "mmap");
+  }
+  Stacks(const Stacks&) = delete;
+  Stacks& operator=(const Stacks&) = delete;
+  ~Stacks() {
+    if (n_ > 0) munmap(base_, n_ * kBytes);
+  }
+  void* stack(size_t i) const { return static_cast<char*>(base_) + i * kBytes; }
+
+ private:
+  size_t n_;
+  void* base_ = nullptr;
+};
+
+// The thread a fiber runs; makecontext passes no pointers portably.
+thread_local GpuThread* starting_thread = nullptr;
+thread_local const ir::Stmt* starting_body = nullptr;
+
+void fiber_main() {
+  GpuThread* t = starting_thread;
+  try {
+    t->exec(*starting_body);
+  } catch (...) {
+    t->error = std::current_exception();
+  }
+  t->done = true;
+  // Returning resumes uc_link: the scheduler.
+}
+
+void run_block(Block& block, const ir::Stmt& body, const std::vector<runtime::NDArray*>& args,
+               const LoweredFunc& func, const Stacks& stacks) {
+  ucontext_t scheduler{};
+  const int64_t n = block.threads[0] * block.threads[1] * block.threads[2];
+  std::vector<std::unique_ptr<GpuThread>> threads;
+  for (int64_t i = 0; i < n; ++i) {
+    threads.push_back(std::make_unique<GpuThread>(block, static_cast<int32_t>(i), scheduler));
+    GpuThread& t = *threads.back();
+    for (size_t a = 0; a < args.size(); ++a) t.bind(func.args[a], args[a]);
+    getcontext(&t.context);
+    t.context.uc_stack.ss_sp = stacks.stack(static_cast<size_t>(i));
+    t.context.uc_stack.ss_size = Stacks::kBytes;
+    t.context.uc_link = &scheduler;
+    makecontext(&t.context, fiber_main, 0);
+  }
+  // Each round runs every thread to its next barrier or its end.
+  for (bool first = true;; first = false) {
+    for (auto& t : threads) {
+      if (t->done) continue;
+      t->at_barrier = false;
+      if (first) {
+        starting_thread = t.get();
+        starting_body = &body;
+      }
+      swapcontext(&scheduler, &t->context);
+      if (t->error) std::rethrow_exception(t->error);
+    }
+    const GpuThread* ended = nullptr;
+    const GpuThread* waiting = nullptr;
+    for (const auto& t : threads) (t->done ? ended : waiting) = t.get();
+    if (!waiting) return;
+    if (ended) {
+      throw EmulatorError("gpu emulator: block " + to_text(block.index) + ": a barrier that not every thread reaches" +
+                          " (a thread ended while others wait at it)");
+    }
+    ++block.epoch;
+  }
+}
+
+}  // namespace
+
+void emulate_gpu(const LoweredFunc& func, const std::vector<runtime::NDArray*>& args) {
+  internal_check(args.size() == func.args.size(), "emulate_gpu ", func.name, ": ", args.size(), " arrays for ",
+                 func.args.size(), " arguments");
+  for (size_t i = 0; i < args.size(); ++i) {
+    internal_check(args[i]->dtype() == func.args[i]->dtype && args[i]->shape() == func.args[i]->shape,
+                   "emulate_gpu ", func.name, ": array ", i, " does not match argument ", func.args[i]->name);
+  }
+  const LaunchDims dims = launch_dims(func);
+  const Stacks stacks(static_cast<size_t>(dims.threads_per_block()));
+  Block block;
+  block.threads = dims.block;
+  for (int64_t z = 0; z < dims.grid[2]; ++z) {
+    for (int64_t y = 0; y < dims.grid[1]; ++y) {
+      for (int64_t x = 0; x < dims.grid[0]; ++x) {
+        block.index = {x, y, z};
+        block.epoch = 1;
+        block.shared.clear();
+        run_block(block, func.body, args, func, stacks);
+      }
+    }
+  }
+}
+
+}  // namespace tunectl::lower

@@ -1,0 +1,228 @@
+#include "lower/loop_interpreter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ir/error.h"
+#include "ir/printer.h"
+#include "ir/scalar_math.h"
+
+namespace tunectl::lower {
+
+namespace {
+
+using namespace ir;
+
+// Rounds a float result to its type, so Float32 math matches float hardware.
+double round_to(DType t, double v) { return t == DType::Float32 ? static_cast<double>(static_cast<float>(v)) : v; }
+
+int64_t wrap_int(DType t, int64_t v) { return t == DType::Int32 ? static_cast<int32_t>(v) : v; }
+
+double math_call(MathFunc f, DType t, const std::vector<double>& a) {
+  double y = a.size() > 1 ? a[1] : 0.0;
+  if (t == DType::Float32) return eval_math<float>(f, static_cast<float>(a[0]), static_cast<float>(y));
+  return eval_math<double>(f, a[0], y);
+}
+
+}  // namespace
+
+void LoopInterpreter::exec(const Stmt& s) {
+  switch (s.kind()) {
+    case StmtKind::For: {
+      const auto* op = s.as<ForNode>();
+      if (op->for_kind == ForKind::ThreadBinding) {
+        run_bound_loop(op);
+      } else {
+        run_loop(op);
+      }
+      return;
+    }
+    case StmtKind::Store: {
+      const auto* op = s.as<StoreNode>();
+      runtime::NDArray* a = lookup(op->buffer);
+      int64_t idx = checked_offset(op->buffer, op->indices);
+      Value v = eval(op->value);
+      const double stored = is_float(op->buffer->dtype) ? v.f : static_cast<double>(v.i);
+      access(op->buffer, idx, /*is_write=*/true, stored);
+      a->set(idx, stored);
+      return;
+    }
+    case StmtKind::Allocate:
+      allocate(s.as<AllocateNode>());
+      return;
+    case StmtKind::Seq:
+      for (const Stmt& c : s.as<SeqNode>()->stmts) exec(c);
+      return;
+    case StmtKind::IfThenElse: {
+      const auto* op = s.as<IfThenElseNode>();
+      if (eval(op->cond).i) exec(op->then_case);
+      else if (op->else_case) exec(op->else_case);
+      return;
+    }
+    case StmtKind::Barrier:
+      barrier();
+      return;
+  }
+  internal_fail("interpreter: unknown statement kind");
+}
+
+void LoopInterpreter::run_loop(const ForNode* op) {
+  const int64_t lo = eval(op->min).i, n = eval(op->extent).i;
+  int64_t& slot = vars_[op->var.get()];  // stays valid: the map's nodes never move
+  for (int64_t v = lo; v < lo + n; ++v) {
+    slot = v;
+    exec(op->body);
+  }
+  vars_.erase(op->var.get());
+}
+
+void LoopInterpreter::run_with(const Var& var, int64_t value, const Stmt& body) {
+  vars_[var.get()] = value;
+  exec(body);
+  vars_.erase(var.get());
+}
+
+runtime::NDArray LoopInterpreter::poisoned_scratch(const Buffer& b) {
+  runtime::NDArray scratch(b->dtype, b->shape);
+  const double poison = is_float(b->dtype)       ? std::numeric_limits<double>::quiet_NaN()
+                        : b->dtype == DType::Bool ? 1.0
+                                                  : static_cast<double>(std::numeric_limits<int32_t>::max());
+  for (int64_t i = 0; i < scratch.num_elements(); ++i) scratch.set(i, poison);
+  return scratch;
+}
+
+void LoopInterpreter::allocate(const AllocateNode* op) {
+  runtime::NDArray scratch = poisoned_scratch(op->buffer);
+  run_with_buffer(op->buffer, &scratch, op->body);
+}
+
+void LoopInterpreter::run_with_buffer(const Buffer& b, runtime::NDArray* a, const Stmt& body) {
+  internal_check(buffers_.find(b.get()) == buffers_.end(), "interpreter: buffer ", b->name, " allocated twice");
+  buffers_[b.get()] = a;
+  exec(body);
+  buffers_.erase(b.get());
+}
+
+void LoopInterpreter::out_of_bounds(const Buffer& b, int64_t index, const Expr& index_expr) {
+  internal_fail("interpreter: index ", index, " out of range of buffer ", b->name, " (", b->num_elements(),
+                " elements), in ", to_string(index_expr));
+}
+
+runtime::NDArray* LoopInterpreter::lookup(const Buffer& b) {
+  auto it = buffers_.find(b.get());
+  internal_check(it != buffers_.end(), "interpreter: buffer ", b->name, " is neither an argument nor allocated");
+  return it->second;
+}
+
+int64_t LoopInterpreter::checked_offset(const Buffer& b, const std::vector<Expr>& indices) {
+  internal_check(indices.size() == 1, "interpreter: access to ", b->name, " is not flattened");
+  int64_t idx = eval(indices[0]).i;
+  if (idx < 0 || idx >= b->num_elements()) out_of_bounds(b, idx, indices[0]);
+  return idx;
+}
+
+LoopInterpreter::Value LoopInterpreter::eval(const Expr& e) {
+  DType t = e.dtype();
+  switch (e.kind()) {
+    case ExprKind::IntImm: return {e.as<IntImmNode>()->value, 0};
+    case ExprKind::FloatImm: return {0, round_to(t, e.as<FloatImmNode>()->value)};
+    case ExprKind::Var: {
+      auto it = vars_.find(e.get());
+      internal_check(it != vars_.end(), "interpreter: unbound variable ", e.as<VarNode>()->name);
+      return {it->second, 0};
+    }
+    case ExprKind::And: {
+      const auto* op = e.as<AndNode>();
+      return {eval(op->a).i && eval(op->b).i, 0};
+    }
+    case ExprKind::Or: {
+      const auto* op = e.as<OrNode>();
+      return {eval(op->a).i || eval(op->b).i, 0};
+    }
+    case ExprKind::Not: return {!eval(e.as<NotNode>()->a).i, 0};
+    case ExprKind::Select: {
+      // Only the chosen branch runs: padding selects guard out-of-range loads.
+      const auto* op = e.as<SelectNode>();
+      return eval(op->cond).i ? eval(op->true_value) : eval(op->false_value);
+    }
+    case ExprKind::Cast: {
+      const auto* op = e.as<CastNode>();
+      Value v = eval(op->value);
+      bool from_float = is_float(op->value.dtype());
+      if (is_float(t)) return {0, round_to(t, from_float ? v.f : static_cast<double>(v.i))};
+      if (t == DType::Bool) return {from_float ? v.f != 0 : v.i != 0, 0};
+      return {wrap_int(t, from_float ? static_cast<int64_t>(v.f) : v.i), 0};
+    }
+    case ExprKind::Call: {
+      const auto* op = e.as<CallNode>();
+      std::vector<double> args;
+      for (const Expr& a : op->args) args.push_back(eval(a).f);
+      return {0, round_to(t, math_call(op->func, t, args))};
+    }
+    case ExprKind::Load: {
+      const auto* op = e.as<LoadNode>();
+      runtime::NDArray* a = lookup(op->buffer);
+      const int64_t idx = checked_offset(op->buffer, op->indices);
+      access(op->buffer, idx, /*is_write=*/false, 0);
+      double v = a->get(idx);
+      return is_float(t) ? Value{0, v} : Value{static_cast<int64_t>(v), 0};
+    }
+    case ExprKind::Reduce:
+      internal_fail("interpreter: Reduce left in lowered IR");
+    default:
+      return eval_binary(e);
+  }
+}
+
+LoopInterpreter::Value LoopInterpreter::eval_binary(const Expr& e) {
+  // Every remaining kind is a BinaryNode; they share one layout.
+  const auto* op = static_cast<const AddNode*>(e.get());
+  DType ot = op->a.dtype();
+  Value a = eval(op->a), b = eval(op->b);
+  if (is_float(ot)) {
+    double x = a.f, y = b.f;
+    switch (e.kind()) {
+      case ExprKind::Add: return {0, round_to(ot, x + y)};
+      case ExprKind::Sub: return {0, round_to(ot, x - y)};
+      case ExprKind::Mul: return {0, round_to(ot, x * y)};
+      case ExprKind::Div: return {0, round_to(ot, x / y)};
+      // std::min/std::max operand order, as the evaluator and codegen use.
+      case ExprKind::Min: return {0, std::min(x, y)};
+      case ExprKind::Max: return {0, std::max(x, y)};
+      case ExprKind::EQ: return {x == y, 0};
+      case ExprKind::NE: return {x != y, 0};
+      case ExprKind::LT: return {x < y, 0};
+      case ExprKind::LE: return {x <= y, 0};
+      case ExprKind::GT: return {x > y, 0};
+      case ExprKind::GE: return {x >= y, 0};
+      default: break;
+    }
+  } else {
+    int64_t x = a.i, y = b.i;
+    switch (e.kind()) {
+      case ExprKind::Add: return {wrap_int(ot, x + y), 0};
+      case ExprKind::Sub: return {wrap_int(ot, x - y), 0};
+      case ExprKind::Mul: return {wrap_int(ot, x * y), 0};
+      case ExprKind::FloorDiv:
+        internal_check(y != 0, "interpreter: division by zero in ", to_string(e));
+        return {floordiv_int(x, y), 0};
+      case ExprKind::FloorMod:
+        internal_check(y != 0, "interpreter: division by zero in ", to_string(e));
+        return {floormod_int(x, y), 0};
+      case ExprKind::Min: return {std::min(x, y), 0};
+      case ExprKind::Max: return {std::max(x, y), 0};
+      case ExprKind::EQ: return {x == y, 0};
+      case ExprKind::NE: return {x != y, 0};
+      case ExprKind::LT: return {x < y, 0};
+      case ExprKind::LE: return {x <= y, 0};
+      case ExprKind::GT: return {x > y, 0};
+      case ExprKind::GE: return {x >= y, 0};
+      default: break;
+    }
+  }
+  internal_fail("interpreter: cannot evaluate ", to_string(e));
+}
+
+
+}  // namespace tunectl::lower

@@ -1,0 +1,175 @@
+// The GPU emulator and the GPU lowering passes: GPU schedules lowered for
+// cuda compute the reference in the emulator; without the barrier pass the
+// emulator reports the race; out-of-range indices, divergent barriers and
+// launches beyond the target's limits are reported as such.
+#include <catch2/catch.hpp>
+
+#include "check/reference_check.h"
+#include "ir/error.h"
+#include "ir/functor.h"
+#include "ir/printer.h"
+#include "lower/gpu_emulator.h"
+#include "lower/launch_dims.h"
+#include "lower/lower.h"
+#include "support/gpu_schedules.h"
+
+namespace tunectl::lower::test {
+
+namespace {
+
+using namespace schedule;
+
+// "" when the emulated kernel matches te::evaluate on random inputs.
+std::string emulate_against_reference(const LoweredFunc& func, const State& s) {
+  check::CheckResult r = check::check_against_reference(
+      *s.dag, [&](const std::vector<runtime::NDArray*>& args) { emulate_gpu(func, args); }, 3);
+  return r.ok ? "" : r.message + "\n" + to_string(func);
+}
+
+int count_barriers(const ir::Stmt& body) {
+  struct Counter : ir::IRVisitor {
+    int n = 0;
+    void visit_Barrier(const ir::BarrierNode*) override { ++n; }
+  } c;
+  c.visit(body);
+  return c.n;
+}
+
+// What emulating func throws, "" when nothing.
+std::string emulator_error(const LoweredFunc& func, const State& s) {
+  try {
+    emulate_against_reference(func, s);
+  } catch (const EmulatorError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("GPU matmul with shared tiles, local accumulators and vthreads computes the reference", "[gpu-emulator]") {
+  const target::Target cuda = cuda_target();
+  SECTION("divisible tiles") {
+    State s = gpu_matmul(32, 32, 24, {2, 4, 2}, {2, 4, 2}, 4);
+    LoweredFunc f = lower(s, "mm", cuda);
+    const LaunchDims d = launch_dims(f);
+    CHECK(d.grid == std::array<int64_t, 3>{4, 1, 1});
+    CHECK(d.block == std::array<int64_t, 3>{16, 1, 1});
+    // One barrier before the tiles are filled, one before they are read.
+    CHECK(count_barriers(f.body) == 2);
+    CHECK(emulate_against_reference(f, s) == "");
+  }
+  SECTION("non-divisible tiles are guarded") {
+    State s = gpu_matmul(20, 12, 10, {1, 4, 2}, {1, 2, 3}, 3);
+    CHECK(emulate_against_reference(lower(s, "mm", cuda), s) == "");
+  }
+  SECTION("more threads than tile elements") {
+    State s = gpu_matmul(16, 16, 8, {1, 8, 1}, {1, 8, 1}, 2);
+    CHECK(emulate_against_reference(lower(s, "mm", cuda), s) == "");
+  }
+  SECTION("no shared memory") {
+    State s = gpu_matmul(16, 16, 8, {2, 2, 2}, {1, 4, 2}, 4, /*shared=*/false);
+    LoweredFunc f = lower(s, "mm", cuda);
+    CHECK(count_barriers(f.body) == 0);
+    CHECK(emulate_against_reference(f, s) == "");
+  }
+}
+
+TEST_CASE("the race detector reports a missing barrier", "[gpu-emulator]") {
+  State s = gpu_matmul(32, 32, 24, {2, 4, 2}, {2, 4, 2}, 4);
+  // The CPU's passes place no barriers: the same program, unsynchronized.
+  LoweredFunc f = lower(s, "mm", target::Target{});
+  REQUIRE(count_barriers(f.body) == 0);
+  const std::string error = emulator_error(f, s);
+  CHECK_THAT(error, Catch::Contains("race on shared buffer A.shared") || Catch::Contains("race on shared buffer B.shared"));
+  CHECK_THAT(error, Catch::Contains("with no barrier between"));
+  CHECK_THAT(error, Catch::Contains("block (0,0,0)"));
+}
+
+namespace {
+
+// for b bound blockIdx.x (2): for t bound threadIdx.x (4): body(b, t)
+LoweredFunc two_by_four(const ir::Buffer& out, const std::function<ir::Stmt(ir::Var, ir::Var)>& body) {
+  ir::Var b("b"), t("t");
+  LoweredFunc f;
+  f.name = "k";
+  f.args = {out};
+  f.body = ir::make_for(b, ir::make_int(0), ir::make_int(2), ir::ForKind::ThreadBinding,
+                        ir::make_for(t, ir::make_int(0), ir::make_int(4), ir::ForKind::ThreadBinding, body(b, t),
+                                     "threadIdx.x"),
+                        "blockIdx.x");
+  return f;
+}
+
+std::string emulate_error(const LoweredFunc& f, runtime::NDArray& out) {
+  try {
+    emulate_gpu(f, {&out});
+  } catch (const EmulatorError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("the emulator reports out-of-range indices, divergent barriers and write races", "[gpu-emulator]") {
+  ir::Buffer out("out", ir::DType::Float32, {8});
+  runtime::NDArray arr(ir::DType::Float32, {8});
+  using ir::make_int;
+  SECTION("a correct kernel writes every element once") {
+    LoweredFunc f = two_by_four(out, [&](ir::Var b, ir::Var t) {
+      return ir::make_store(out, {b * make_int(4) + t}, ir::make_cast(ir::DType::Float32, b * make_int(4) + t));
+    });
+    CHECK(emulate_error(f, arr) == "");
+    for (int64_t i = 0; i < 8; ++i) CHECK(arr.get(i) == static_cast<double>(i));
+  }
+  SECTION("out of range") {
+    LoweredFunc f = two_by_four(out, [&](ir::Var b, ir::Var t) {
+      return ir::make_store(out, {b * make_int(4) + t + make_int(1)}, ir::make_float(1.0f));
+    });
+    const std::string e = emulate_error(f, arr);
+    CHECK_THAT(e, Catch::Contains("block (1,0,0) thread (3,0,0)"));
+    CHECK_THAT(e, Catch::Contains("index 8 out of range of buffer out"));
+  }
+  SECTION("a barrier only some threads reach") {
+    LoweredFunc f = two_by_four(out, [&](ir::Var b, ir::Var t) {
+      return ir::make_if(t < make_int(2), ir::make_barrier());
+    });
+    CHECK_THAT(emulate_error(f, arr), Catch::Contains("a barrier that not every thread reaches"));
+  }
+  SECTION("two threads write different values to one shared element") {
+    ir::Buffer tile("tile", ir::DType::Float32, {4}, ir::MemScope::Shared);
+    LoweredFunc f = two_by_four(out, [&](ir::Var b, ir::Var t) {
+      ir::Stmt fill = ir::make_store(tile, {ir::make_floordiv(t, make_int(2))}, ir::make_cast(ir::DType::Float32, t));
+      return ir::make_allocate(tile, ir::make_seq({fill, ir::make_barrier(),
+                                                   ir::make_store(out, {b * make_int(4) + t}, ir::make_load(tile, {t}))}));
+    });
+    CHECK_THAT(emulate_error(f, arr), Catch::Contains("race on shared buffer tile[0]: written by thread (0,0,0) and "
+                                                      "written by thread (1,0,0)"));
+  }
+}
+
+TEST_CASE("launches beyond the target's limits are refused when lowering", "[gpu-emulator]") {
+  const target::Target cuda = cuda_target("sm_80");
+  SECTION("threads per block") {
+    State s = gpu_matmul(64, 64, 8, {1, 32, 1}, {1, 64, 1}, 2, /*shared=*/false);
+    CHECK_THROWS_WITH(lower(s, "mm", cuda), Catch::Contains("2048 threads per block") &&
+                                                Catch::Contains("more than cuda -arch=sm_80 allows (1024)"));
+  }
+  SECTION("shared memory") {
+    State s = gpu_matmul(256, 256, 256, {1, 16, 8}, {1, 16, 8}, 64);
+    CHECK_THROWS_WITH(lower(s, "mm", cuda), Catch::Contains("bytes of shared memory per block, more than"));
+  }
+  SECTION("a CPU annotation") {
+    State s = gpu_matmul(16, 16, 8, {1, 4, 2}, {1, 4, 2}, 4, /*shared=*/false);
+    s.apply(AnnotationStep{stage_named(s, "matmul.local"), 2, "parallel"});
+    CHECK_THROWS_WITH(lower(s, "mm", cuda), Catch::Contains("is parallel, a CPU annotation"));
+  }
+  SECTION("two loops of a stage bound to one index") {
+    State s = gpu_matmul(16, 16, 8, {1, 4, 1}, {1, 4, 1}, 4, /*shared=*/false);
+    CHECK_THROWS_WITH(s.apply(AnnotationStep{stage_named(s, "matmul"), 3, "threadIdx.x"}),
+                      Catch::Contains("of the same stage is bound to it"));
+  }
+}
+
+}  // namespace tunectl::lower::test
