@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -104,19 +103,11 @@ void run_compile(const CompileOptions& o) {
     std::printf("wrote %s (symbol %s)\n", o.object_path.c_str(), func.name.c_str());
   }
   if (o.check) {
-    // On this machine when it can run the target's code, else emulated.
-    const std::optional<std::string> why_not = backend->why_not_here();
-    std::unique_ptr<runtime::Kernel> kernel = why_not ? nullptr : backend->build(func);
-    check::CheckResult r = check::check_against_reference(
-        dag,
-        [&](const std::vector<runtime::NDArray*>& args) {
-          if (kernel) return kernel->pack_and_run(check::raw_pointers(args));
-          backend->emulate(func, args);
-        },
-        o.seed);
+    const backend::CheckRun run = backend::check_run(*backend, func);
+    check::CheckResult r = check::check_against_reference(dag, run.run, o.seed);
     user_check(r.ok, "check failed: ", r.message);
     std::printf("check: output matches the reference (%.3f GFLOP per call)%s\n", dag.flop_count() * 1e-9,
-                why_not ? (" in the emulator: " + *why_not).c_str() : "");
+                run.emulated_because ? (" in the emulator: " + *run.emulated_because).c_str() : "");
   }
 }
 

@@ -32,6 +32,22 @@ void Backend::check_runs_here(const std::string& what) const {
     user_fail(what, " code for target '", target_.str(), "', but ", *why);
 }
 
+CheckRun check_run(const Backend& backend, const lower::LoweredFunc& func) {
+  CheckRun c;
+  c.emulated_because = backend.why_not_here();
+  if (c.emulated_because) {
+    c.run = [&backend, &func](const std::vector<runtime::NDArray*>& args) { backend.emulate(func, args); };
+  } else {
+    std::shared_ptr<runtime::Kernel> kernel = backend.build(func);
+    c.run = [kernel](const std::vector<runtime::NDArray*>& args) {
+      std::vector<void*> raw;
+      for (runtime::NDArray* a : args) raw.push_back(a->raw());
+      kernel->pack_and_run(raw);
+    };
+  }
+  return c;
+}
+
 std::shared_ptr<const Backend> host_backend() {
   static const std::shared_ptr<const Backend> host = make_backend(resolve_target("llvm"));
   return host;

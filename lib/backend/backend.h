@@ -9,10 +9,13 @@
 //                    --emit--->  text for people (LLVM IR, assembly)
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "lower/lower.h"
 #include "runtime/kernel.h"
@@ -32,8 +35,14 @@ class Backend {
   // Writes func for the kernels folder to `path` (one exported symbol per
   // kernel and packing function). UserError when the file cannot be written.
   virtual void write(const lower::LoweredFunc& func, const std::string& path) const = 0;
-  // The file name suffix write() uses (".o").
+  // The file name suffix write() uses (".o", ".cubin").
   virtual std::string file_suffix() const = 0;
+  // Whether write() makes relocatable objects that the kernels folder links
+  // into one shared library (llvm), or files loaded one by one (cuda).
+  virtual bool links_objects() const = 0;
+  // How func is launched, for the kernels manifest: null where a kernel is
+  // a plain function call (llvm); grid, block and shared memory (cuda).
+  virtual nlohmann::json launch_config(const lower::LoweredFunc& func) const = 0;
   // What emit() can show, and the text of one of them.
   virtual std::vector<std::string> emit_kinds() const = 0;
   virtual std::string emit(const lower::LoweredFunc& func, const std::string& kind) const = 0;
@@ -52,6 +61,15 @@ class Backend {
  private:
   target::Target target_;
 };
+
+// How checks run func on host arrays (LoweredFunc::args order, packed
+// inputs in their placeholder layout): the kernel build() makes when this
+// machine runs the target's code, else the backend's emulate().
+struct CheckRun {
+  std::function<void(const std::vector<runtime::NDArray*>&)> run;
+  std::optional<std::string> emulated_because;  // why_not_here() when emulated
+};
+CheckRun check_run(const Backend& backend, const lower::LoweredFunc& func);
 
 // Parses and resolves a target string ("llvm", "llvm -mcpu=x86-64-v3", ...;
 // target.h) with the backend of its kind. UserError for a bad string.

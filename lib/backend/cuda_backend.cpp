@@ -5,6 +5,7 @@
 #include "codegen/cuda/cuda_codegen.h"
 #include "codegen/cuda/cuda_source.h"
 #include "ir/error.h"
+#include "lower/launch_dims.h"
 #include "lower/gpu_emulator.h"
 #include "lower/interpreter.h"
 #include "runtime/cuda_driver.h"
@@ -64,6 +65,11 @@ void CudaBackend::write(const lower::LoweredFunc& func, const std::string& path)
   write_file(stem + ".cu", binary.source.data(), binary.source.size());
   write_file(stem + ".ptx", binary.compiled.ptx.data(), binary.compiled.ptx.size());
   write_file(path, binary.compiled.cubin.data(), binary.compiled.cubin.size());
+}
+
+nlohmann::json CudaBackend::launch_config(const lower::LoweredFunc& func) const {
+  const lower::LaunchDims dims = lower::launch_dims(func);
+  return {{"grid", dims.grid}, {"block", dims.block}, {"dynamic_shared_bytes", 0}};
 }
 
 std::string CudaBackend::emit(const lower::LoweredFunc& func, const std::string& kind) const {

@@ -22,6 +22,10 @@ class CudaBackend final : public Backend {
   // path ends in .cubin; the .cu and .ptx are written beside it.
   void write(const lower::LoweredFunc& func, const std::string& path) const override;
   std::string file_suffix() const override { return ".cubin"; }
+  bool links_objects() const override { return false; }
+  // {"grid": [x, y, z], "block": [x, y, z], "dynamic_shared_bytes": 0}; the
+  // packing kernels run on one thread.
+  nlohmann::json launch_config(const lower::LoweredFunc& func) const override;
   std::vector<std::string> emit_kinds() const override { return {"cuda", "ptx", "resources"}; }
   std::string emit(const lower::LoweredFunc& func, const std::string& kind) const override;
   std::optional<std::string> why_not_here() const override;

@@ -50,11 +50,12 @@ KernelEntry build_kernel(const log::Record& record, const std::string& dir, cons
   for (const lower::InputPacking& p : func.packings)
     entry.packings.push_back(KernelPacking{p.arg, p.func.name, arg_of(p.func.args.at(0))});
 
-  std::unique_ptr<runtime::Kernel> kernel = backend.build(func);
-  check::CheckResult check = check::check_against_reference(
-      *dag, [&](const std::vector<runtime::NDArray*>& args) { kernel->pack_and_run(check::raw_pointers(args)); },
-      kCheckSeed);
-  user_check(check.ok, "the kernel computes a wrong answer: ", check.message);
+  entry.launch = backend.launch_config(func);
+
+  const backend::CheckRun run = backend::check_run(backend, func);
+  check::CheckResult check = check::check_against_reference(*dag, run.run, kCheckSeed);
+  user_check(check.ok, "the kernel computes a wrong answer", run.emulated_because ? " in the emulator" : "", ": ",
+             check.message);
 
   backend.write(func, (std::filesystem::path(dir) / (entry.symbol + backend.file_suffix())).string());
   return entry;
@@ -79,8 +80,6 @@ void write_manifest(const Manifest& manifest, const std::string& dir) {
 Manifest write_kernel_cache(const std::vector<log::Record>& records, const std::string& dir,
                             const backend::Backend& backend) {
   user_check(!records.empty(), "no records to write to the kernels folder ", dir);
-  // Each kernel is checked by running it here.
-  backend.check_runs_here("checking the kernels runs");
   std::vector<const log::Record*> sorted;
   for (const log::Record& r : records) sorted.push_back(&r);
   std::sort(sorted.begin(), sorted.end(),
@@ -93,7 +92,8 @@ Manifest write_kernel_cache(const std::vector<log::Record>& records, const std::
   std::filesystem::create_directories(dir, ec);
   if (ec) system_fail("cannot create the kernels folder", "mkdir", dir, ec.message());
 
-  Manifest manifest{backend.target().str(), backend.target().features, {}};
+  Manifest manifest{backend.target().str(), backend.target().features,
+                    backend.links_objects() ? kLibraryName : "", {}};
   std::vector<std::string> objects;
   for (const log::Record* r : sorted) {
     try {
@@ -103,7 +103,7 @@ Manifest write_kernel_cache(const std::vector<log::Record>& records, const std::
     }
     objects.push_back(manifest.kernels.back().symbol + backend.file_suffix());
   }
-  link_shared_library(dir, objects, kLibraryName);
+  if (backend.links_objects()) link_shared_library(dir, objects, kLibraryName);
   write_manifest(manifest, dir);
   return manifest;
 }

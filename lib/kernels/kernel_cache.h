@@ -1,14 +1,18 @@
 // The kernels folder: the deliverable of `tunectl tune` and `tunectl replay`
 // (DESIGN.md "Kernels folder"). From the best record of each task alone
 // (its DAG JSON and schedule steps; no model needed) it rebuilds the program,
-// checks it against the reference evaluator on random inputs, and writes
-//   <dir>/<symbol>.o              one relocatable object per task
-//   <dir>/libtunectl_kernels.so   all of them in one shared library
-//   <dir>/manifest.json           the target and the CPU features its code
-//                                 needs; per kernel: task key and name, symbol,
-//                                 argument order with shapes and dtypes,
-//                                 packing functions of prepacked constants,
-//                                 measured cost, the record it came from
+// checks it against the reference evaluator on random inputs (on this
+// machine when it runs the target's code, else in the backend's emulator:
+// a CUDA folder is built and checked without a GPU), and writes
+//   <dir>/<symbol>.o              llvm: one relocatable object per task
+//   <dir>/libtunectl_kernels.so   llvm: all of them in one shared library
+//   <dir>/<symbol>.cubin .cu .ptx cuda: per task the binary, its source and PTX
+//   <dir>/manifest.json           the target and the features its code needs
+//                                 (CPU features, or the GPU arch); per kernel:
+//                                 task key and name, symbol, argument order
+//                                 with shapes and dtypes, packing functions of
+//                                 prepacked constants, launch configuration
+//                                 (cuda), measured cost, the record it came from
 // Every kernel has the KernelFn calling convention (one pointer per argument
 // buffer, placeholders then outputs). Parallel kernels call
 // tunectl_parallel_for, which the loading process provides (libtunectl_runtime;
@@ -50,6 +54,9 @@ struct KernelEntry {
   std::string symbol;   // exported function name, also <symbol>.o
   std::vector<KernelArg> args;  // a prepacked argument in its packed shape
   std::vector<KernelPacking> packings;
+  // How it is launched (backend::Backend::launch_config): null on the CPU;
+  // grid, block and shared memory of a CUDA kernel.
+  nlohmann::json launch;
   double cost_seconds = 0;  // median measured cost of the record
   log::Record record;       // the record it was built from
 };
@@ -58,6 +65,7 @@ struct KernelEntry {
 struct Manifest {
   std::string target;                 // target::Target::str()
   std::vector<std::string> features;  // instruction-set features its code may use
+  std::string library;                // the shared library of all kernels; "" for cubins
   std::vector<KernelEntry> kernels;   // in workload-key order
 };
 
@@ -68,8 +76,7 @@ std::string kernel_symbol(const std::string& workload_key);
 // Builds with `backend`, checks and writes every record (best records, one
 // per task, e.g. log::best_records) into dir, creating it; replaces earlier
 // contents of the files it writes. UserError naming the task when a record
-// is for another target, does not rebuild or computes a wrong answer, and
-// when this machine cannot run the target's code (the check runs it).
+// is for another target, does not rebuild or computes a wrong answer.
 Manifest write_kernel_cache(const std::vector<log::Record>& records, const std::string& dir,
                             const backend::Backend& backend);
 

@@ -18,6 +18,8 @@ KernelLibrary::KernelLibrary(const std::string& dir) : manifest_(read_manifest(d
   // Code for a CPU feature this machine lacks would die of SIGILL at its
   // first call: refuse it now, naming the features.
   backend::make_backend(backend::resolve_target(manifest_.target))->check_runs_here("kernels folder " + dir + " holds");
+  user_check(!manifest_.library.empty(), "kernels folder ", dir, " holds ", manifest_.target,
+             " binaries, one per kernel, not a shared library of host functions");
   std::string path = std::filesystem::absolute(std::filesystem::path(dir) / kLibraryName).string();
   handle_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle_ == nullptr) {

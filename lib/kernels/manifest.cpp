@@ -4,14 +4,16 @@
 // folder documents itself. nlohmann's json objects keep keys sorted, and
 // nothing here depends on time or the machine, so the text is deterministic.
 //
-// Format version 3 (version 2 had no "target" and "features", version 1 no
-// "packings"):
+// Format version 4 (version 3 had no "launch" and always a library, version
+// 2 no "target" and "features", version 1 no "packings"):
 //   {"features": ["avx", "avx2", ...], "kernels": [{"args": [{"dtype": "float32", "name": "A", "shape": [64, 64]}, ...],
-//                 "cost_seconds": 0.0012, "name": "matmul_64",
+//                 "cost_seconds": 0.0012, "launch": null, "name": "matmul_64",
 //                 "packings": [{"arg": 1, "input": {"dtype": ..., "name": "B", "shape": [64, 64]},
 //                               "symbol": "tunectl_9f2c..._pack1"}, ...],
 //                 "record": {...}, "symbol": "tunectl_9f2c...", "workload_key": "9f2c..."}, ...],
-//    "library": "libtunectl_kernels.so", "target": "llvm -mcpu=znver4", "version": 3}
+//    "library": "libtunectl_kernels.so", "target": "llvm -mcpu=znver4", "version": 4}
+// A cuda folder has "library": "" (each kernel is its <symbol>.cubin) and per
+// kernel "launch": {"block": [x, y, z], "dynamic_shared_bytes": 0, "grid": [x, y, z]}.
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -24,7 +26,7 @@ namespace tunectl::kernels {
 
 namespace {
 
-constexpr int kManifestVersion = 3;
+constexpr int kManifestVersion = 4;
 
 using nlohmann::json;
 
@@ -46,6 +48,7 @@ json entry_to_json(const KernelEntry& e) {
               {"symbol", e.symbol},
               {"args", args},
               {"packings", packings},
+              {"launch", e.launch},
               {"cost_seconds", e.cost_seconds},
               {"record", log::record_to_json(e.record)}};
 }
@@ -62,6 +65,7 @@ KernelEntry entry_from_json(const json& j) {
                " of argument ", packing.arg, ": the kernel has ", e.args.size(), " arguments");
     e.packings.push_back(std::move(packing));
   }
+  e.launch = j.at("launch");
   e.cost_seconds = j.at("cost_seconds").get<double>();
   e.record = log::record_from_json(j.at("record"));
   // The symbol names a file and a function: it must be the one the key gives.
@@ -85,7 +89,7 @@ std::string kernel_symbol(const std::string& workload_key) {
 nlohmann::json manifest_to_json(const Manifest& manifest) {
   json kernels = json::array();
   for (const KernelEntry& e : manifest.kernels) kernels.push_back(entry_to_json(e));
-  return json{{"version", kManifestVersion}, {"library", kLibraryName}, {"target", manifest.target},
+  return json{{"version", kManifestVersion}, {"library", manifest.library}, {"target", manifest.target},
               {"features", manifest.features}, {"kernels", kernels}};
 }
 
@@ -98,8 +102,9 @@ Manifest read_manifest(const std::string& dir) {
     int version = j.at("version").get<int>();
     user_check(version == kManifestVersion, "manifest version ", version, " is not supported (this build reads ",
                kManifestVersion, ")");
-    user_check(j.at("library").get<std::string>() == kLibraryName, "unexpected library name");
     Manifest manifest;
+    manifest.library = j.at("library").get<std::string>();
+    user_check(manifest.library.empty() || manifest.library == kLibraryName, "unexpected library name");
     manifest.target = j.at("target").get<std::string>();
     manifest.features = j.at("features").get<std::vector<std::string>>();
     for (const json& k : j.at("kernels")) {

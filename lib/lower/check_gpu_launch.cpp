@@ -5,6 +5,7 @@
 
 #include "ir/error.h"
 #include "ir/functor.h"
+#include "ir/printer.h"
 #include "lower/launch_dims.h"
 
 namespace tunectl::lower {
@@ -29,6 +30,11 @@ class LaunchChecker : public IRVisitor {
         loop->for_kind == ForKind::ThreadBinding ? hardware_index(loop->thread_tag) : std::nullopt;
     if (loop->for_kind != ForKind::ThreadBinding) return IRVisitor::visit_For(loop);
     if (!hw) {  // vthread
+      const auto* extent = loop->extent.as<IntImmNode>();
+      if (!extent || extent->value > kMaxVirtualThreads) {
+        user_fail("kernel ", kernel_, ": vthread loop ", name(loop), " has ", ir::to_string(loop->extent),
+                  " iterations (at most ", kMaxVirtualThreads, ")");
+      }
       ++inside_threads_;
       IRVisitor::visit_For(loop);
       --inside_threads_;

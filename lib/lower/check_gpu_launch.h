@@ -12,6 +12,8 @@
 //     private to each thread filled by several threads, or a shared buffer
 //     filled by several blocks (each would hold only its own part);
 //   - a parallel loop (a CPU annotation);
+//   - a vthread loop of more than kMaxVirtualThreads iterations (each is
+//     unrolled into the thread's code, as TVM's VerifyGPUCode limits);
 //   - a buffer private to a thread larger than a thread's local memory can
 //     sensibly hold (kMaxLocalBytes).
 #pragma once
@@ -19,6 +21,8 @@
 #include "lower/lower.h"
 
 namespace tunectl::lower {
+
+constexpr int64_t kMaxVirtualThreads = 8;
 
 // What one thread may allocate for itself (registers, then local memory).
 constexpr int64_t kMaxLocalBytes = 16 << 10;

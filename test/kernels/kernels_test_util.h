@@ -5,7 +5,11 @@
 // measured results.
 #pragma once
 
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <memory>
+#include <sstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -54,6 +58,20 @@ inline std::vector<schedule::Step> tiled_matmul_steps(const te::ComputeDAG& dag,
           ReorderStep{mm, {0, 2, 4, 1, 5, 3}},  // i.0 j.0 k.0 i.1 k.1 j.1
           AnnotationStep{mm, 0, "parallel"},
           AnnotationStep{mm, 5, "vectorize"}};
+}
+
+inline std::string read_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Every file of a folder by name, with its bytes.
+inline std::map<std::string, std::string> folder_bytes(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& f : std::filesystem::directory_iterator(dir)) files[f.path().filename().string()] = read_bytes(f.path());
+  return files;
 }
 
 inline std::vector<schedule::Step> random_steps(const DagPtr& dag, uint64_t seed, int num_steps) {

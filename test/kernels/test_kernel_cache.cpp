@@ -21,6 +21,7 @@ namespace {
 
 using Catch::Matchers::Contains;
 using log::testing::ScratchDir;
+using testing::folder_bytes;
 using log::testing::user_error;
 using testing::DagPtr;
 using testing::make_record;
@@ -65,19 +66,6 @@ std::vector<log::Record> records_of(const std::vector<Task>& tasks) {
   return records;
 }
 
-std::string read_bytes(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Every file of a folder by name, with its bytes.
-std::map<std::string, std::string> folder_bytes(const std::string& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& f : std::filesystem::directory_iterator(dir)) files[f.path().filename().string()] = read_bytes(f.path());
-  return files;
-}
 
 TEST_CASE("kernels folder: files, manifest, and kernels that compute the reference through the .so", "[unit]") {
   ScratchDir scratch;

@@ -26,6 +26,12 @@ struct GpuTile {
 // and tj, k split by k_inner; shared tiles of A and B when `shared`.
 State gpu_matmul(int64_t m, int64_t n, int64_t k, GpuTile ti, GpuTile tj, int64_t k_inner, bool shared = true);
 
+// Any DAG's plain GPU schedule (TVM's default for an unscheduled GPU op):
+// every stage but the last inlined where it can be, else computed per
+// thread at the last stage's thread loop; the last stage's space loops
+// fused, split by 64 and bound to blockIdx.x and threadIdx.x.
+State gpu_default_schedule(std::shared_ptr<const te::ComputeDAG> dag);
+
 // The cuda target of the built-in table for arch, without asking any device.
 target::Target cuda_target(const std::string& arch = "sm_90");
 

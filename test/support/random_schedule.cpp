@@ -1,9 +1,13 @@
 #include "support/random_schedule.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 
 #include "ir/error.h"
+#include "ir/functor.h"
+#include "lower/launch_dims.h"
+#include "lower/lower.h"
 
 namespace tunectl::schedule {
 
@@ -15,7 +19,7 @@ constexpr int kMaxInsertedStages = 3;
 
 class Proposer {
  public:
-  Proposer(const State& s, std::mt19937_64& rng) : s_(s), rng_(rng) {}
+  Proposer(const State& s, std::mt19937_64& rng, bool gpu) : s_(s), rng_(rng), gpu_(gpu) {}
 
   // A random step of a random kind, or nothing when the drawn kind has no
   // candidate in this state.
@@ -125,6 +129,10 @@ class Proposer {
     if (i < 0) return std::nullopt;
     const Stage& st = s_.stages[i];
     int n = static_cast<int>(st.leaves.size());
+    if (gpu_) {
+      static const char* kGpu[] = {"blockIdx.x", "blockIdx.y", "threadIdx.x", "threadIdx.y", "vthread", "unroll"};
+      return AnnotationStep{i, pick(n), kGpu[pick(6)]};
+    }
     switch (pick(3)) {
       case 0:
         return AnnotationStep{i, pick(n), "parallel"};
@@ -207,6 +215,7 @@ class Proposer {
 
   const State& s_;
   std::mt19937_64& rng_;
+  bool gpu_;
 };
 
 bool attached_at(const State& s, int stage, int iter_id) {
@@ -240,19 +249,86 @@ bool cpu_friendly(const State& s) {
   return true;
 }
 
-}  // namespace
+// Stores the emulator would run for func: per thread, the trip counts of
+// the loops around each store (a bound loop runs once per thread), times
+// the threads of the launch. Schedules where every thread recomputes a
+// whole producer are valid but would take minutes to emulate.
+int64_t emulated_stores(const lower::LoweredFunc& func) {
+  struct Count : ir::IRVisitor {
+    int64_t trips = 1, stores = 0;
+    void visit_For(const ir::ForNode* op) override {
+      const auto* extent = op->extent.as<ir::IntImmNode>();
+      const int64_t saved = trips;
+      if (op->for_kind != ir::ForKind::ThreadBinding || op->thread_tag == "vthread")
+        trips *= extent ? std::max<int64_t>(extent->value, 1) : 1;
+      IRVisitor::visit_For(op);
+      trips = saved;
+    }
+    void visit_Store(const ir::StoreNode* op) override {
+      stores += trips;
+      IRVisitor::visit_Store(op);
+    }
+  } count;
+  count.visit(func.body);
+  const lower::LaunchDims dims = lower::launch_dims(func);
+  return count.stores * dims.blocks() * dims.threads_per_block();
+}
 
-State random_schedule(std::shared_ptr<const te::ComputeDAG> dag, std::mt19937_64& rng, int num_steps) {
-  State state = State::initial(std::move(dag));
+// Whether the GPU lowering passes accept s (launch limits, bindings) and
+// the result emulates in well under a second.
+bool lowers_for(const State& s, const target::Target& target) {
+  try {
+    return emulated_stores(lower::lower(s, "kernel", target)) <= (1 << 18);
+  } catch (const UserError&) {
+    return false;
+  }
+}
+
+// Unrolled loops stay short, as on the CPU.
+bool gpu_friendly(const State& s, const target::Target& target) {
+  for (const Stage& st : s.stages)
+    for (int leaf : st.leaves)
+      if (st.iters[leaf].annotation == IterAnnotation::Unroll && st.iters[leaf].extent > 16) return false;
+  return lowers_for(s, target);
+}
+
+// Steps accepted by apply and by `keep`, up to num_steps of them.
+State random_steps(State state, std::mt19937_64& rng, int num_steps, bool gpu,
+                   const std::function<bool(const State&)>& keep) {
   int accepted = 0;
   for (int attempt = 0; attempt < num_steps * 50 && accepted < num_steps; ++attempt) {
-    std::optional<Step> step = Proposer(state, rng).propose();
+    std::optional<Step> step = Proposer(state, rng, gpu).propose();
     if (!step) continue;
     State next = state;
     // An invalid proposal: exactly what validation is there to reject.
-    if (next.try_apply(*step) || !cpu_friendly(next)) continue;
+    if (next.try_apply(*step) || !keep(next)) continue;
     state = std::move(next);
     ++accepted;
+  }
+  return state;
+}
+
+}  // namespace
+
+State random_schedule(std::shared_ptr<const te::ComputeDAG> dag, std::mt19937_64& rng, int num_steps) {
+  return random_steps(State::initial(std::move(dag)), rng, num_steps, false, cpu_friendly);
+}
+
+State random_gpu_schedule(std::shared_ptr<const te::ComputeDAG> dag, std::mt19937_64& rng, int num_steps,
+                          const target::Target& target) {
+  auto keep = [&](const State& s) { return gpu_friendly(s, target); };
+  State state = random_steps(State::initial(std::move(dag)), rng, num_steps, true, keep);
+  // Spread the last stage (an output) over blocks and threads where its
+  // outer loops are still free: most random steps leave one thread.
+  const int last = static_cast<int>(state.stages.size()) - 1;
+  for (const char* tag : {"blockIdx.x", "threadIdx.x"}) {
+    const Stage& st = state.stages[last];
+    for (int p = 0; p < static_cast<int>(st.leaves.size()); ++p) {
+      if (st.leaf(p).annotation != IterAnnotation::None || st.leaf(p).kind == ir::IterKind::Reduce) continue;
+      State next = state;
+      if (!next.try_apply(AnnotationStep{last, p, tag}) && keep(next)) state = std::move(next);
+      break;
+    }
   }
   return state;
 }

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "schedule/state.h"
+#include "target/target.h"
 
 namespace tunectl::schedule {
 
@@ -19,5 +20,15 @@ namespace tunectl::schedule {
 // loop per stage and only in stages computed at the root, unrolled loops have
 // extent <= 16.
 State random_schedule(std::shared_ptr<const te::ComputeDAG> dag, std::mt19937_64& rng, int num_steps);
+
+// The same for a GPU target: bindings to blockIdx.x/y, threadIdx.x/y and
+// vthread and unrolling instead of parallel and vectorize, each step kept
+// only when the state still lowers for `target` (the launch checks of
+// lower/check_gpu_launch.h and lower/insert_barriers.h) and runs at most
+// 2^18 stores in the GPU emulator (all threads together). The last stage's
+// outer free loops are then bound to blockIdx.x and threadIdx.x where that
+// still lowers, so most schedules run on many threads.
+State random_gpu_schedule(std::shared_ptr<const te::ComputeDAG> dag, std::mt19937_64& rng, int num_steps,
+                          const target::Target& target);
 
 }  // namespace tunectl::schedule

@@ -1,7 +1,7 @@
 // CUDA C code generation: a lowered GPU function (lower/lower.h, after the
 // cuda passes) -> the source of one `extern "C" __global__` kernel, plus one
-// kernel per packing function (`<name>_pack<arg>`, launched once on one
-// thread). Arguments are `__restrict__` pointers in LoweredFunc::args order,
+// kernel per packing function (named as the function, `<name>_pack<arg>`;
+// launched once, on one thread). Arguments are `__restrict__` pointers in LoweredFunc::args order,
 // `const` where the kernel never stores to them. A loop bound to a hardware
 // index reads it (`threadIdx.x`) and guards its body where its extent is
 // below the launch dimension (lower/launch_dims.h); vthread, unrolled and
@@ -13,6 +13,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "lower/launch_dims.h"
 #include "lower/lower.h"
@@ -22,8 +23,7 @@ namespace tunectl::codegen::cuda {
 // The kernel's source: a preamble of helpers, then the kernel(s). The kernel
 // is declared with __launch_bounds__(its threads per block).
 std::string cuda_source(const lower::LoweredFunc& func);
-
-// The symbol of the kernel that fills packed argument `arg` of func.
-std::string packing_kernel_name(const lower::LoweredFunc& func, int arg);
+// One module of many functions (distinct names), for compiling in one go.
+std::string cuda_source(const std::vector<const lower::LoweredFunc*>& funcs);
 
 }  // namespace tunectl::codegen::cuda
