@@ -1,0 +1,82 @@
+// CUDA C generation and NVRTC without a GPU: the resource report is parsed,
+// a kernel that spills is refused before it could run, and the source
+// carries what the schedule says (launch bounds, guards, unrolling, shared
+// arrays, barriers).
+#include <catch2/catch.hpp>
+
+#include "codegen/cuda/cuda_codegen.h"
+#include "codegen/cuda/cuda_source.h"
+#include "codegen/cuda/nvrtc.h"
+#include "ir/error.h"
+#include "lower/lower.h"
+#include "support/gpu_schedules.h"
+
+namespace tunectl::codegen::cuda {
+
+namespace {
+
+void require_nvrtc() {
+  std::string why;
+  // The CUDA Toolkit is on every machine that runs the tests (README).
+  if (!nvrtc_available(&why)) FAIL(why);
+}
+
+}  // namespace
+
+TEST_CASE("ptxas's verbose report is read per kernel", "[unit]") {
+  const std::string log =
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'k1' for 'sm_90'\n"
+      "ptxas info    : Function properties for k1\n"
+      "    24 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads\n"
+      "ptxas info    : Used 64 registers, used 1 barriers, 2048 bytes smem, 400 bytes cmem[0]\n"
+      "ptxas info    : Compiling entry function 'k2' for 'sm_90'\n"
+      "ptxas info    : Function properties for k2\n"
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 10 registers, used 0 barriers, 380 bytes cmem[0]\n";
+  const auto r = parse_ptxas_report(log);
+  REQUIRE(r.size() == 2);
+  CHECK(r.at("k1").registers == 64);
+  CHECK(r.at("k1").spill_store_bytes == 8);
+  CHECK(r.at("k1").spill_load_bytes == 12);
+  CHECK(r.at("k1").shared_bytes == 2048);
+  CHECK(r.at("k1").stack_bytes == 24);
+  CHECK(r.at("k2").registers == 10);
+  CHECK(r.at("k2").shared_bytes == 0);
+}
+
+TEST_CASE("the CUDA source says what the schedule says", "[gpu-emulator]") {
+  require_nvrtc();
+  const target::Target sm80 = schedule::cuda_target("sm_80");
+  // 20 rows in tiles of 8: the thread loops are guarded.
+  const lower::LoweredFunc f =
+      lower::lower(schedule::gpu_matmul(20, 12, 10, {1, 4, 2}, {1, 2, 3}, 3), "mm", sm80);
+  const std::string src = cuda_source(f);
+  CHECK_THAT(src, Catch::Contains("extern \"C\" __global__ void __launch_bounds__(8) mm("));
+  CHECK_THAT(src, Catch::Contains("const float* __restrict__ b_A"));
+  CHECK_THAT(src, Catch::Contains("float* __restrict__ b_matmul"));
+  CHECK_THAT(src, Catch::Contains("__shared__ float b_A_shared["));
+  CHECK_THAT(src, Catch::Contains("__syncthreads();"));
+  CHECK_THAT(src, Catch::Contains("= threadIdx.x;"));
+  CHECK_THAT(src, Catch::Contains("= blockIdx.x;"));
+  const CudaBinary b = compile_cuda(f, sm80);
+  CHECK(b.compiled.resources.at("mm").shared_bytes > 0);
+  CHECK(b.launch.block == std::array<int64_t, 3>{8, 1, 1});
+  CHECK_THAT(b.compiled.ptx, Catch::Contains(".target sm_80"));
+}
+
+TEST_CASE("a kernel that spills registers is refused before it runs", "[gpu-emulator]") {
+  require_nvrtc();
+  const target::Target sm90 = schedule::cuda_target("sm_90");
+  // 1024 threads leave 64 registers each; 8x16 accumulators per thread, all
+  // unrolled, do not fit.
+  schedule::State s = schedule::gpu_matmul(256, 512, 64, {1, 32, 8}, {1, 32, 16}, 8, /*shared=*/false);
+  const int local = schedule::stage_named(s, "matmul.local");
+  s.apply(schedule::AnnotationStep{local, 1, "unroll"});
+  s.apply(schedule::AnnotationStep{local, 2, "unroll"});
+  s.apply(schedule::AnnotationStep{local, 3, "unroll"});
+  CHECK_THROWS_AS(compile_cuda(lower::lower(s, "big", sm90), sm90), UserError);
+  CHECK_THROWS_WITH(compile_cuda(lower::lower(s, "big", sm90), sm90), Catch::Contains("kernel big spills registers"));
+}
+
+}  // namespace tunectl::codegen::cuda
