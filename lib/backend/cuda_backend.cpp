@@ -9,6 +9,7 @@
 #include "lower/gpu_emulator.h"
 #include "lower/interpreter.h"
 #include "runtime/cuda_driver.h"
+#include "runtime/cuda_kernel.h"
 
 namespace tunectl::backend {
 
@@ -55,8 +56,14 @@ target::Target resolve_cuda_target(const target::TargetSpec& spec, const std::st
 
 std::unique_ptr<runtime::Kernel> CudaBackend::build(const lower::LoweredFunc& func) const {
   check_runs_here("running kernel " + func.name + " runs");
-  user_fail("running CUDA kernels in process is not supported yet (kernel ", func.name,
-            "): compile them with `tunectl compile --target cuda` or replay a CUDA log into a kernels folder");
+  user_check(func.packings.empty(), "kernel ", func.name,
+             ": prepacked constants are not run on the GPU yet (the emulator and the kernels folder take them)");
+  const codegen::cuda::CudaBinary binary = codegen::cuda::compile_cuda(func, target());
+  std::vector<size_t> arg_bytes;
+  for (const ir::Buffer& b : func.args) arg_bytes.push_back(static_cast<size_t>(b->num_elements() * ir::dtype_bytes(b->dtype)));
+  return std::make_unique<runtime::CudaKernel>(func.name, binary.compiled.cubin,
+                                               runtime::CudaLaunch{binary.launch.grid, binary.launch.block},
+                                               std::move(arg_bytes));
 }
 
 void CudaBackend::write(const lower::LoweredFunc& func, const std::string& path) const {

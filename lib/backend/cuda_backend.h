@@ -2,7 +2,7 @@
 // become CUDA C (lib/codegen/cuda), compiled with NVRTC to PTX and a cubin
 // for the target's arch; both work without a GPU. The kernels folder gets
 // <symbol>.cu, .ptx and .cubin. Running a kernel needs the CUDA driver and
-// a device (runtime/cuda_driver.h).
+// a device (runtime/cuda_driver.h, runtime/cuda_kernel.h).
 #pragma once
 
 #include "backend/backend.h"
@@ -17,7 +17,8 @@ target::Target resolve_cuda_target(const target::TargetSpec& spec, const std::st
 class CudaBackend final : public Backend {
  public:
   using Backend::Backend;
-  // Needs a device: UserError "no CUDA driver or device" without one.
+  // A runtime::CudaKernel (runtime/cuda_kernel.h). Needs a device:
+  // UserError "no CUDA driver or device" without one.
   std::unique_ptr<runtime::Kernel> build(const lower::LoweredFunc& func) const override;
   // path ends in .cubin; the .cu and .ptx are written beside it.
   void write(const lower::LoweredFunc& func, const std::string& path) const override;

@@ -147,7 +147,8 @@ void check_and_time(int fd, size_t index, const MeasureInput& input, const runti
     for (const auto* arrays : {&reference.inputs, &outputs, &packed}) {
       for (const runtime::NDArray& a : *arrays) timing_options.flush_buffers.push_back(bytes_of(a));
     }
-    runtime::Timing timing = runtime::time_function(run, timing_options);
+    runtime::Timing timing = options.run_override ? runtime::time_function(run, timing_options)
+                                                  : kernel.time(args.data(), timing_options);
     for (double c : timing.seconds_per_call) {
       if (!std::isfinite(c) || c < 0) {
         return send_done(fd, index, MeasureError::RuntimeError, "non-finite timing", build_s, check_s);

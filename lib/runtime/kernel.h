@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/ndarray.h"
+#include "runtime/timer.h"
 
 namespace tunectl::runtime {
 
@@ -31,6 +32,12 @@ class Kernel {
   virtual std::vector<void*> pack_inputs(std::vector<void*> args, std::vector<NDArray>& packed) const = 0;
   // The arguments pack_inputs replaces (LoweredFunc::packings' `arg`).
   virtual std::vector<int> packed_args() const = 0;
+
+  // Times run(args) (args packed) with time_function; a kernel that runs
+  // elsewhere (a GPU) times its launches there instead.
+  virtual Timing time(void* const* args, const TimingOptions& options) const {
+    return time_function([&] { run(args); }, options);
+  }
 
   // pack_inputs, then one call: for checks, not for timing.
   void pack_and_run(std::vector<void*> args) const {

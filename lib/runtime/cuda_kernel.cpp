@@ -1,0 +1,107 @@
+#include "runtime/cuda_kernel.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ir/error.h"
+
+namespace tunectl::runtime {
+
+CudaKernel::CudaKernel(std::string symbol, const std::vector<char>& cubin, CudaLaunch launch,
+                       std::vector<size_t> arg_bytes)
+    : driver_(CudaDriver::get()), symbol_(std::move(symbol)), launch_(launch), arg_bytes_(std::move(arg_bytes)) {
+  driver_.check(driver_.ModuleLoadData(&module_, cubin.data()), "cannot load the cubin of a CUDA kernel");
+  driver_.check(driver_.ModuleGetFunction(&function_, module_, symbol_.c_str()), "the cubin has no kernel");
+}
+
+CudaKernel::~CudaKernel() {
+  if (module_) driver_.ModuleUnload(module_);
+}
+
+std::vector<CUdeviceptr> CudaKernel::to_device(void* const* args) const {
+  std::vector<CUdeviceptr> device(arg_bytes_.size(), 0);
+  try {
+    for (size_t i = 0; i < arg_bytes_.size(); ++i) {
+      driver_.check(driver_.MemAlloc(&device[i], std::max<size_t>(arg_bytes_[i], 1)), "cuMemAlloc");
+      driver_.check(driver_.MemcpyHtoD(device[i], args[i], arg_bytes_[i]), "cuMemcpyHtoD");
+    }
+  } catch (...) {
+    free_all(device);
+    throw;
+  }
+  return device;
+}
+
+void CudaKernel::free_all(const std::vector<CUdeviceptr>& buffers) const {
+  for (CUdeviceptr p : buffers)
+    if (p) driver_.MemFree(p);
+}
+
+void CudaKernel::launch(const std::vector<CUdeviceptr>& device_args) const {
+  std::vector<void*> params;
+  for (const CUdeviceptr& p : device_args) params.push_back(const_cast<CUdeviceptr*>(&p));
+  const auto u = [](int64_t v) { return static_cast<unsigned>(v); };
+  driver_.check(driver_.LaunchKernel(function_, u(launch_.grid[0]), u(launch_.grid[1]), u(launch_.grid[2]),
+                                     u(launch_.block[0]), u(launch_.block[1]), u(launch_.block[2]), 0, nullptr,
+                                     params.data(), nullptr),
+                "cuLaunchKernel");
+}
+
+void CudaKernel::run(void* const* args) const {
+  const std::vector<CUdeviceptr> device = to_device(args);
+  try {
+    launch(device);
+    // An illegal address or a trap surfaces here, as the kernel's failure.
+    driver_.check(driver_.CtxSynchronize(), ("kernel " + symbol_ + " failed").c_str());
+    for (size_t i = 0; i < arg_bytes_.size(); ++i)
+      driver_.check(driver_.MemcpyDtoH(args[i], device[i], arg_bytes_[i]), "cuMemcpyDtoH");
+  } catch (...) {
+    free_all(device);
+    throw;
+  }
+  free_all(device);
+}
+
+Timing CudaKernel::time(void* const* args, const TimingOptions& options) const {
+  const std::vector<CUdeviceptr> device = to_device(args);
+  CUdeviceptr flush = 0;
+  CUevent start = nullptr, stop = nullptr;
+  auto release = [&] {
+    if (start) driver_.EventDestroy(start);
+    if (stop) driver_.EventDestroy(stop);
+    if (flush) driver_.MemFree(flush);
+    free_all(device);
+  };
+  try {
+    const size_t flush_bytes = static_cast<size_t>(std::max<int64_t>(driver_.facts.l2_bytes, 1 << 20)) * 2;
+    if (options.flush_cache) driver_.check(driver_.MemAlloc(&flush, flush_bytes), "cuMemAlloc (L2 flush)");
+    driver_.check(driver_.EventCreate(&start, 0), "cuEventCreate");
+    driver_.check(driver_.EventCreate(&stop, 0), "cuEventCreate");
+    // Seconds for `number` launches, after an L2 flush.
+    auto repeat = [&](int number) {
+      if (flush) driver_.check(driver_.MemsetD8(flush, 0, flush_bytes), "cuMemsetD8 (L2 flush)");
+      driver_.check(driver_.EventRecord(start, nullptr), "cuEventRecord");
+      for (int i = 0; i < number; ++i) launch(device);
+      driver_.check(driver_.EventRecord(stop, nullptr), "cuEventRecord");
+      driver_.check(driver_.EventSynchronize(stop), ("kernel " + symbol_ + " failed").c_str());
+      float ms = 0;
+      driver_.check(driver_.EventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
+      return ms * 1e-3;
+    };
+    repeat(1);  // warm-up
+    int number = 1;
+    for (double s = repeat(number); s < options.min_repeat_seconds && number < (1 << 20);) {
+      number = std::min(number * 2, 1 << 20);
+      s = repeat(number);
+    }
+    Timing t;
+    for (int r = 0; r < options.repeats; ++r) t.seconds_per_call.push_back(repeat(number) / number);
+    release();
+    return t;
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+}  // namespace tunectl::runtime

@@ -1,0 +1,59 @@
+// A CUDA kernel as a runtime::Kernel: its cubin loaded into this process's
+// CUDA context (runtime/cuda_driver.h), launched on device copies of the
+// caller's host arrays. run() copies every argument to the device, launches
+// and copies every argument back (for checks and the executor; not timed);
+// time() times launches alone, on arguments already on the device, with
+// CUDA events, the L2 cache flushed before each repeat.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "runtime/cuda_driver.h"
+#include "runtime/kernel.h"
+#include "runtime/timer.h"
+
+namespace tunectl::runtime {
+
+struct CudaLaunch {
+  std::array<int64_t, 3> grid{1, 1, 1};
+  std::array<int64_t, 3> block{1, 1, 1};
+};
+
+class CudaKernel final : public Kernel {
+ public:
+  // cubin holds `symbol`; arg_bytes has the size of each argument buffer in
+  // LoweredFunc::args order. UserError when this machine has no GPU or the
+  // driver refuses the module.
+  CudaKernel(std::string symbol, const std::vector<char>& cubin, CudaLaunch launch, std::vector<size_t> arg_bytes);
+  ~CudaKernel() override;
+  CudaKernel(const CudaKernel&) = delete;
+  CudaKernel& operator=(const CudaKernel&) = delete;
+
+  const std::string& name() const override { return symbol_; }
+  void run(void* const* args) const override;
+  // No packed inputs on the GPU yet (the backend refuses them).
+  std::vector<void*> pack_inputs(std::vector<void*> args, std::vector<NDArray>&) const override { return args; }
+  std::vector<int> packed_args() const override { return {}; }
+
+  // Copies args to the device once, then times launches as time_function
+  // does (median of repeats, each at least min_repeat_seconds), reading
+  // CUDA events; flushes L2 (writes a buffer twice its size) before each
+  // repeat when options.flush_cache.
+  Timing time(void* const* args, const TimingOptions& options) const override;
+
+ private:
+  void launch(const std::vector<CUdeviceptr>& device_args) const;
+  std::vector<CUdeviceptr> to_device(void* const* args) const;
+  void free_all(const std::vector<CUdeviceptr>& buffers) const;
+
+  const CudaDriver& driver_;
+  std::string symbol_;
+  CudaLaunch launch_;
+  std::vector<size_t> arg_bytes_;
+  CUmodule module_ = nullptr;
+  CUfunction function_ = nullptr;
+};
+
+}  // namespace tunectl::runtime
