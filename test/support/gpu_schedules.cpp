@@ -82,7 +82,10 @@ State gpu_default_schedule(std::shared_ptr<const te::ComputeDAG> dag) {
   s.apply(AnnotationStep{last, 1, "threadIdx.x"});
   for (int i = last - 1; i >= 0; --i) {
     if (s.stages[i].op->is_placeholder()) continue;
-    if (s.try_apply(ComputeInlineStep{i})) s.apply(ComputeAtStep{i, last, 1});
+    // Inlined, else computed per thread at the thread loop, else (a stage
+    // that other attached stages read too) left at the root, where every
+    // thread computes it whole into a buffer of its own.
+    if (s.try_apply(ComputeInlineStep{i})) s.try_apply(ComputeAtStep{i, last, 1});
   }
   return s;
 }

@@ -28,7 +28,8 @@ State gpu_matmul(int64_t m, int64_t n, int64_t k, GpuTile ti, GpuTile tj, int64_
 
 // Any DAG's plain GPU schedule (TVM's default for an unscheduled GPU op):
 // every stage but the last inlined where it can be, else computed per
-// thread at the last stage's thread loop; the last stage's space loops
+// thread at the last stage's thread loop, else by every thread whole at the
+// root (softmax's max, read by two stages); the last stage's space loops
 // fused, split by 64 and bound to blockIdx.x and threadIdx.x.
 State gpu_default_schedule(std::shared_ptr<const te::ComputeDAG> dag);
 
