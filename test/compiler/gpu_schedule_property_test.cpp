@@ -6,7 +6,6 @@
 // also checks every access's bounds and every shared location for races.
 #include <catch2/catch.hpp>
 
-#include <deque>
 #include <memory>
 #include <random>
 #include <set>
@@ -18,6 +17,7 @@
 #include "lower/interpreter.h"
 #include "lower/lower.h"
 #include "ops/registry.h"
+#include "per_op_tests.h"
 #include "schedule/state.h"
 #include "support/gpu_schedules.h"
 #include "support/random_schedule.h"
@@ -103,24 +103,7 @@ void check_op(const std::string& op) {
   }
 }
 
-// One test case per operator in the registry, as for the CPU property.
-class GpuPropertyTest : public Catch::ITestInvoker {
- public:
-  explicit GpuPropertyTest(std::string op) : op_(std::move(op)) {}
-  void invoke() const override { check_op(op_); }
-
- private:
-  std::string op_;
-};
-
-const bool registered = [] {
-  static std::deque<std::string> names;  // stable storage for the names Catch refers to
-  for (const auto& op : ops::op_names()) {
-    names.push_back("GPU schedules compile and compute the reference in the emulator: " + op);
-    Catch::AutoReg(new GpuPropertyTest(op), CATCH_INTERNAL_LINEINFO, "",
-                   Catch::NameAndTags{names.back(), "[gpu-emulator][property][slow]"});
-  }
-  return true;
-}();
+const bool registered = testing::register_per_op_tests(
+    "GPU schedules compile and compute the reference in the emulator: ", "[gpu-emulator][property][slow]", check_op);
 
 }  // namespace

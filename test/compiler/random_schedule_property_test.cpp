@@ -6,7 +6,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <deque>
 #include <memory>
 #include <random>
 #include <set>
@@ -16,6 +15,7 @@
 #include "codegen/llvm/llvm_codegen.h"
 #include "lower/lower.h"
 #include "ops/registry.h"
+#include "per_op_tests.h"
 #include "support/random_schedule.h"
 #include "schedule/state.h"
 
@@ -51,24 +51,7 @@ void check_op(const std::string& op) {
   }
 }
 
-// One test case per operator in the registry, registered at start-up, so a
-// new op is covered without editing this file and CTest runs ops in parallel.
-class OpPropertyTest : public Catch::ITestInvoker {
- public:
-  explicit OpPropertyTest(std::string op) : op_(std::move(op)) {}
-  void invoke() const override { check_op(op_); }
-
- private:
-  std::string op_;
-};
-
-const bool registered = [] {
-  static std::deque<std::string> names;  // stable storage for the names Catch refers to
-  for (const auto& op : ops::op_names()) {
-    names.push_back("random schedules compute the reference: " + op);
-    Catch::AutoReg(new OpPropertyTest(op), CATCH_INTERNAL_LINEINFO, "", Catch::NameAndTags{names.back(), "[cpu][property]"});
-  }
-  return true;
-}();
+const bool registered = testing::register_per_op_tests(
+    "random schedules compute the reference: ", "[cpu][property]", check_op);
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
 #include <regex>
 #include <sstream>
@@ -42,6 +43,19 @@ std::vector<std::string> library_candidates() {
   return paths;
 }
 
+// NVRTC opens libnvrtc-builtins.so.<version> by name when it compiles, which
+// the loader finds only where the toolkit's folder is on its path. Opened
+// here first from NVRTC's own folder, it is found loaded, wherever that is.
+void preload_builtins(const Nvrtc& n) {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void*>(n.Version), &info) || !info.dli_fname) return;
+  const std::string dir = std::filesystem::path(info.dli_fname).parent_path().string();
+  int major = 0, minor = 0;
+  n.Version(&major, &minor);
+  const std::string name = "libnvrtc-builtins.so." + std::to_string(major) + "." + std::to_string(minor);
+  dlopen((dir + "/" + name).c_str(), RTLD_NOW | RTLD_GLOBAL);  // if missing, NVRTC's own error says so
+}
+
 template <typename F>
 void bind(Nvrtc& n, F& f, const char* name) {
   f = reinterpret_cast<F>(dlsym(n.handle, name));
@@ -74,6 +88,7 @@ const Nvrtc& nvrtc() {
     bind(n, n.GetCUBINSize, "nvrtcGetCUBINSize");
     bind(n, n.GetCUBIN, "nvrtcGetCUBIN");
     if (!n.why.empty()) n.handle = nullptr;
+    if (n.handle) preload_builtins(n);
     return n;
   }();
   return lib;
@@ -162,8 +177,13 @@ CompiledCuda nvrtc_compile(const std::string& source, const std::string& name, c
   out.log.resize(size);
   check_call(n, n.GetProgramLog(program.get(), out.log.data()), "GetProgramLog", name);
   while (!out.log.empty() && out.log.back() == '\0') out.log.pop_back();
-  internal_check(compiled == 0, "NVRTC cannot compile the generated kernel ", name, " for ", arch, ": ",
-                 n.GetErrorString(compiled), "\n", out.log, "\nsource:\n", source);
+  // A compilation error is tunectl's (generated code must compile); any
+  // other failure is the toolkit's installation.
+  constexpr nvrtcResult kCompilationError = 6;
+  internal_check(compiled != kCompilationError, "NVRTC cannot compile the generated kernel ", name, " for ", arch,
+                 ":\n", out.log, "\nsource:\n", source);
+  user_check(compiled == 0, "NVRTC fails (", n.GetErrorString(compiled), "): ", out.log,
+             " (is the CUDA Toolkit installed completely?)");
   check_call(n, n.GetPTXSize(program.get(), &size), "GetPTXSize", name);
   out.ptx.resize(size);
   check_call(n, n.GetPTX(program.get(), out.ptx.data()), "GetPTX", name);
