@@ -4,7 +4,9 @@
 # test_kernels) replayed twice into two folders must give byte-identical
 # files; a task with only failed records is reported, not fatal; a missing
 # log, a corrupt line, an unknown task and a log without a valid record are
-# exit 2 with a clear message. Usage: replay_test.sh TUNECTL REPO_DIR
+# exit 2 with a clear message. A CUDA fixture log
+# (test/kernels/data/replay_cuda.log.json) replays without a GPU, twice
+# byte-identical. Usage: replay_test.sh TUNECTL REPO_DIR
 set -u
 tunectl=$1
 repo=$2
@@ -26,6 +28,18 @@ for f in $(cat "$work/a.list"); do
   check "$f is byte-identical in two replays" cmp -s "$work/a/$f" "$work/b/$f"
 done
 check "--task wrote only its kernel" test "$(ls "$work/one" | grep -c '\.o$')" -eq 1
+
+# A CUDA log replays without a GPU (NVRTC builds, the GPU emulator checks):
+# per kernel .cu, .ptx and .cubin, twice byte-identical.
+cuda_log=$repo/test/kernels/data/replay_cuda.log.json
+expect 0 "wrote 3 kernels to $work/ca/" -- "$tunectl" replay "$cuda_log" --kernels "$work/ca"
+expect 0 "wrote 3 kernels to $work/cb/" -- "$tunectl" replay "$cuda_log" --kernels "$work/cb"
+check "a CUDA folder holds 3 x (.cu .ptx .cubin) and the manifest" test "$(ls "$work/ca" | wc -l)" -eq 10
+check "the manifest names the arch" grep -q '"target": "cuda -arch=sm_90"' "$work/ca/manifest.json"
+for f in $(cd "$work/ca" && ls); do
+  check "$f is byte-identical in two CUDA replays" cmp -s "$work/ca/$f" "$work/cb/$f"
+done
+expect 2 "no records for target" -- "$tunectl" replay "$cuda_log" --kernels "$work/cc" --target llvm
 
 # Errors.
 expect 2 "cannot open" -- "$tunectl" replay "$work/missing.log" --kernels "$work/c"

@@ -17,6 +17,7 @@
 #include "backend/backend.h"
 #include "log/log_test_util.h"
 #include "log/record.h"
+#include "support/gpu_schedules.h"
 #include "support/random_schedule.h"
 #include "schedule/state.h"
 
@@ -77,6 +78,30 @@ inline std::map<std::string, std::string> folder_bytes(const std::string& dir) {
 inline std::vector<schedule::Step> random_steps(const DagPtr& dag, uint64_t seed, int num_steps) {
   std::mt19937_64 rng(seed);
   return schedule::random_schedule(dag, rng, num_steps).history;
+}
+
+// CUDA records of three tasks, built and checked without a GPU: a
+// hand-written matmul with shared tiles, a convolution's plain GPU schedule
+// and a random GPU schedule of a relu. Costs are fixtures, as above.
+inline constexpr const char* kCudaTarget = "cuda -arch=sm_90";
+
+inline const backend::Backend& cuda_backend() {
+  static const std::unique_ptr<backend::Backend> b = backend::make_backend(backend::resolve_target(kCudaTarget));
+  return *b;
+}
+
+inline std::vector<log::Record> cuda_records() {
+  auto cuda_record = [](const schedule::State& s, const std::string& name) {
+    log::Record r = make_record(std::const_pointer_cast<te::ComputeDAG>(s.dag), name, s.history, {1e-5});
+    r.task.target = kCudaTarget;
+    return r;
+  };
+  std::mt19937_64 rng(7);
+  DagPtr conv = op_dag("conv2d", {{"N", 1}, {"C", 4}, {"H", 8}, {"W", 8}, {"K", 8}, {"R", 3}, {"S", 3}, {"pad", 1}});
+  DagPtr relu = op_dag("relu", {{"shape", {4, 33}}});
+  return {cuda_record(schedule::gpu_matmul(32, 32, 16, {2, 4, 2}, {2, 4, 2}, 4), "matmul_32"),
+          cuda_record(schedule::gpu_default_schedule(conv), "conv_small"),
+          cuda_record(schedule::random_gpu_schedule(relu, rng, 8, cuda_backend().target()), "relu_random")};
 }
 
 }  // namespace tunectl::kernels::testing

@@ -5,14 +5,10 @@
 // CI's replay-twice check relies on), and CUDA records round-trip.
 #include <catch2/catch.hpp>
 
-#include <random>
-
 #include "backend/backend.h"
 #include "kernels/kernel_cache.h"
 #include "kernels_test_util.h"
 #include "log/record.h"
-#include "support/gpu_schedules.h"
-#include "support/random_schedule.h"
 
 namespace tunectl::kernels {
 
@@ -21,27 +17,9 @@ namespace {
 using log::testing::ScratchDir;
 using testing::folder_bytes;
 
-constexpr const char* kCudaTarget = "cuda -arch=sm_90";
-
-const backend::Backend& cuda_backend() {
-  static const std::unique_ptr<backend::Backend> b = backend::make_backend(backend::resolve_target(kCudaTarget));
-  return *b;
-}
-
-log::Record cuda_record(const schedule::State& s, const std::string& name) {
-  log::Record r = testing::make_record(std::const_pointer_cast<te::ComputeDAG>(s.dag), name, s.history, {1e-5});
-  r.task.target = kCudaTarget;
-  return r;
-}
-
-std::vector<log::Record> cuda_records() {
-  std::mt19937_64 rng(7);
-  auto conv = log::testing::op_dag("conv2d", {{"N", 1}, {"C", 4}, {"H", 8}, {"W", 8}, {"K", 8}, {"R", 3}, {"S", 3}, {"pad", 1}});
-  auto relu = log::testing::op_dag("relu", {{"shape", {4, 33}}});
-  return {cuda_record(schedule::gpu_matmul(32, 32, 16, {2, 4, 2}, {2, 4, 2}, 4), "matmul_32"),
-          cuda_record(schedule::gpu_default_schedule(conv), "conv_small"),
-          cuda_record(schedule::random_gpu_schedule(relu, rng, 8, cuda_backend().target()), "relu_random")};
-}
+using testing::cuda_backend;
+using testing::cuda_records;
+using testing::kCudaTarget;
 
 }  // namespace
 

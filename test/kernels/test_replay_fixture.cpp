@@ -4,7 +4,8 @@
 // and a faster tiled parallel one (replay must pick the tiled one), a softmax
 // with its default schedule, and a relu whose only record is a failed
 // measurement (replay must say it has no kernel for it).
-// TUNECTL_UPDATE_GOLDEN=1 rewrites the file instead (review the diff).
+// Beside it, replay_cuda.log.json: testing::cuda_records(), for a CUDA replay.
+// TUNECTL_UPDATE_GOLDEN=1 rewrites the files instead (review the diff).
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -35,10 +36,12 @@ std::vector<log::Record> fixture_records() {
           failed};
 }
 
-TEST_CASE("golden: the replay fixture log is what this build writes", "[golden]") {
+// Checks (or, with TUNECTL_UPDATE_GOLDEN=1, rewrites) the fixture log at
+// test/kernels/data/<name> against records.
+void check_fixture_log(const std::string& name, const std::vector<log::Record>& records) {
   std::string text;
-  for (const log::Record& r : fixture_records()) text += log::record_to_json(r).dump() + "\n";
-  std::filesystem::path path = std::filesystem::path(TUNECTL_SOURCE_DIR) / "test/kernels/data/replay.log.json";
+  for (const log::Record& r : records) text += log::record_to_json(r).dump() + "\n";
+  std::filesystem::path path = std::filesystem::path(TUNECTL_SOURCE_DIR) / "test/kernels/data" / name;
   const char* update = std::getenv("TUNECTL_UPDATE_GOLDEN");
   if (update != nullptr && std::string(update) == "1") {
     std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
@@ -49,12 +52,22 @@ TEST_CASE("golden: the replay fixture log is what this build writes", "[golden]"
   std::stringstream golden;
   golden << in.rdbuf();
   CHECK(text == golden.str());
+}
+
+TEST_CASE("golden: the replay fixture log is what this build writes", "[golden]") {
+  check_fixture_log("replay.log.json", fixture_records());
+  std::filesystem::path path = std::filesystem::path(TUNECTL_SOURCE_DIR) / "test/kernels/data/replay.log.json";
 
   // best_records keeps the tiled matmul and the softmax; relu has no valid record.
   std::map<std::string, log::Record> best = log::best_records(log::read_log(path.string()).records, log::testing::kRecordTarget);
   REQUIRE(best.size() == 2);
   std::vector<log::Record> records = fixture_records();
   CHECK(best.at(records[2].task.workload_key).steps == records[2].steps);
+}
+
+// The CUDA log replay_test.sh replays without a GPU.
+TEST_CASE("golden: the CUDA replay fixture log is what this build writes", "[golden]") {
+  check_fixture_log("replay_cuda.log.json", testing::cuda_records());
 }
 
 }  // namespace
