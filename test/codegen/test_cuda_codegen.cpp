@@ -9,6 +9,7 @@
 #include "codegen/cuda/nvrtc.h"
 #include "ir/error.h"
 #include "lower/lower.h"
+#include "ops/registry.h"
 #include "support/gpu_schedules.h"
 
 namespace tunectl::codegen::cuda {
@@ -55,7 +56,7 @@ TEST_CASE("the CUDA source says what the schedule says", "[gpu-emulator]") {
   CHECK_THAT(src, Catch::Contains("extern \"C\" __global__ void __launch_bounds__(8) mm("));
   CHECK_THAT(src, Catch::Contains("const float* __restrict__ b_A"));
   CHECK_THAT(src, Catch::Contains("float* __restrict__ b_matmul"));
-  CHECK_THAT(src, Catch::Contains("__shared__ float b_A_shared["));
+  CHECK_THAT(src, Catch::Contains("__shared__ __align__(16) float b_A_shared["));
   CHECK_THAT(src, Catch::Contains("__syncthreads();"));
   CHECK_THAT(src, Catch::Contains("= threadIdx.x;"));
   CHECK_THAT(src, Catch::Contains("= blockIdx.x;"));
@@ -77,6 +78,47 @@ TEST_CASE("a kernel that spills registers is refused before it runs", "[gpu-emul
   s.apply(schedule::AnnotationStep{local, 3, "unroll"});
   CHECK_THROWS_AS(compile_cuda(lower::lower(s, "big", sm90), sm90), UserError);
   CHECK_THROWS_WITH(compile_cuda(lower::lower(s, "big", sm90), sm90), Catch::Contains("kernel big spills registers"));
+}
+
+namespace {
+
+// add(a, b) on rows of `cols`, each thread `lanes` consecutive elements of a
+// vectorized loop, 32 threads per block.
+lower::LoweredFunc vectorized_add(int64_t rows, int64_t cols, int64_t lanes) {
+  auto dag = std::make_shared<const te::ComputeDAG>(
+      ops::make_op_dag("add", {{"a_shape", {rows, cols}}, {"b_shape", {rows, cols}}}));
+  schedule::State s = schedule::State::initial(dag);
+  const int add = schedule::stage_named(s, "add");
+  s.apply(schedule::SplitStep{add, 1, cols, {lanes}});  // i j.0 j.1
+  s.apply(schedule::FuseStep{add, {0, 1}});
+  s.apply(schedule::SplitStep{add, 0, rows * ((cols + lanes - 1) / lanes), {32}});
+  s.apply(schedule::AnnotationStep{add, 0, "blockIdx.x"});
+  s.apply(schedule::AnnotationStep{add, 1, "threadIdx.x"});
+  s.apply(schedule::AnnotationStep{add, 2, "vectorize"});
+  return lower::lower(s, "vadd", schedule::cuda_target());
+}
+
+}  // namespace
+
+TEST_CASE("vectorized loops of aligned float32 accesses use vector loads and stores", "[gpu-emulator]") {
+  require_nvrtc();
+  SECTION("float4") {
+    const lower::LoweredFunc f = vectorized_add(8, 32, 4);
+    const std::string src = cuda_source(f);
+    CHECK_THAT(src, Catch::Contains("*reinterpret_cast<const float4*>(&b_a["));
+    CHECK_THAT(src, Catch::Contains("*reinterpret_cast<float4*>(&b_add["));
+    const CudaBinary b = compile_cuda(f, schedule::cuda_target());
+    CHECK_THAT(b.compiled.ptx, Catch::Contains("ld.global.nc.v4.f32"));
+    CHECK_THAT(b.compiled.ptx, Catch::Contains("st.global.v4.f32"));
+  }
+  SECTION("float2") {
+    CHECK_THAT(cuda_source(vectorized_add(8, 32, 2)), Catch::Contains("float2"));
+  }
+  SECTION("rows of 30 are not 4-aligned: scalar accesses") {
+    const std::string src = cuda_source(vectorized_add(8, 30, 4));
+    CHECK_THAT(src, !Catch::Contains("float4"));
+    CHECK_THAT(src, Catch::Contains("#pragma unroll"));
+  }
 }
 
 }  // namespace tunectl::codegen::cuda

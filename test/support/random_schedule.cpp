@@ -131,6 +131,8 @@ class Proposer {
     int n = static_cast<int>(st.leaves.size());
     if (gpu_) {
       static const char* kGpu[] = {"blockIdx.x", "blockIdx.y", "threadIdx.x", "threadIdx.y", "vthread", "unroll"};
+      // Vectorized: the innermost loop, as CUDA vector accesses take it.
+      if (pick(7) == 0) return AnnotationStep{i, n - 1, "vectorize"};
       return AnnotationStep{i, pick(n), kGpu[pick(6)]};
     }
     switch (pick(3)) {
@@ -284,11 +286,13 @@ bool lowers_for(const State& s, const target::Target& target) {
   }
 }
 
-// Unrolled loops stay short, as on the CPU.
+// Unrolled and vectorized loops (both unrolled in CUDA C) stay short.
 bool gpu_friendly(const State& s, const target::Target& target) {
   for (const Stage& st : s.stages)
     for (int leaf : st.leaves)
-      if (st.iters[leaf].annotation == IterAnnotation::Unroll && st.iters[leaf].extent > 16) return false;
+      if ((st.iters[leaf].annotation == IterAnnotation::Unroll || st.iters[leaf].annotation == IterAnnotation::Vectorize) &&
+          st.iters[leaf].extent > 16)
+        return false;
   return lowers_for(s, target);
 }
 

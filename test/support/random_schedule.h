@@ -22,7 +22,8 @@ namespace tunectl::schedule {
 State random_schedule(std::shared_ptr<const te::ComputeDAG> dag, std::mt19937_64& rng, int num_steps);
 
 // The same for a GPU target: bindings to blockIdx.x/y, threadIdx.x/y and
-// vthread and unrolling instead of parallel and vectorize, each step kept
+// vthread, unrolling and vectorizing the innermost loop (CUDA vector
+// accesses) instead of parallel, each step kept
 // only when the state still lowers for `target` (the launch checks of
 // lower/check_gpu_launch.h and lower/insert_barriers.h) and runs at most
 // 2^18 stores in the GPU emulator (all threads together). The last stage's

@@ -6,10 +6,12 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <set>
 #include <sstream>
 #include <unordered_map>
 
+#include "codegen/cuda/vector_access.h"
 #include "ir/const_bound.h"
 #include "ir/error.h"
 #include "ir/functor.h"
@@ -155,6 +157,7 @@ class KernelWriter {
     }
     os_ << ") {\n";
     indent_ = 1;
+    for (const Buffer& b : func.args) aligned_.insert(b.get());
     declare_shared(func.body);
     stmt(func.body);
     os_ << "}\n";
@@ -176,8 +179,9 @@ class KernelWriter {
     } shared;
     shared.visit(body);
     for (const Buffer& b : shared.buffers) {
+      aligned_.insert(b.get());
       line_start();
-      os_ << "__shared__ " << c_type(b->dtype) << " " << buffer(b) << "[" << b->num_elements() << "];\n";
+      os_ << "__shared__ __align__(16) " << c_type(b->dtype) << " " << buffer(b) << "[" << b->num_elements() << "];\n";
     }
   }
 
@@ -262,6 +266,10 @@ class KernelWriter {
         return;
       }
     }
+    if (op->for_kind == ForKind::Vectorized) {
+      auto aligned = [&](const Buffer& b) { return aligned_.count(b.get()) > 0; };
+      if (std::optional<VectorPlan> plan = plan_vector_access(op, aligned)) return vector_loop(op, *plan);
+    }
     if (op->for_kind != ForKind::Serial) {  // unrolled, vectorized, vthread
       line_start();
       os_ << "#pragma unroll\n";
@@ -274,6 +282,40 @@ class KernelWriter {
         << expr(op->extent) << "; ++" << v << ") {\n";
     ++indent_;
     stmt(op->body);
+    close_block();
+  }
+
+  // One vector load per planned load, the value lane by lane, one vector
+  // store (vector_access.h).
+  void vector_loop(const ForNode* op, const VectorPlan& plan) {
+    static const char kLane[] = {'x', 'y', 'z', 'w'};
+    const std::string type = "float" + std::to_string(plan.lanes);
+    line_start();
+    os_ << "{  // vectorized " << var(op->var) << ": " << type << " accesses\n";
+    ++indent_;
+    lane_var_ = op->var.get();
+    lane_ = 0;
+    std::vector<std::string> temps;
+    for (const LoadNode* load : plan.loads) {
+      temps.push_back("tc_v" + std::to_string(vector_temps_++));
+      line_start();
+      os_ << "const " << type << " " << temps.back() << " = *reinterpret_cast<const " << type << "*>(&"
+          << buffer(load->buffer) << "[" << expr(load->indices.at(0)) << "]);\n";
+    }
+    for (size_t i = 0; i < plan.loads.size(); ++i) vector_loads_[plan.loads[i]] = temps[i];
+    const std::string result = "tc_v" + std::to_string(vector_temps_++);
+    line_start();
+    os_ << type << " " << result << ";\n";
+    for (lane_ = 0; lane_ < plan.lanes; ++lane_) {
+      line_start();
+      os_ << result << "." << kLane[lane_] << " = " << expr(plan.store->value) << ";\n";
+    }
+    vector_loads_.clear();
+    lane_ = 0;
+    line_start();
+    os_ << "*reinterpret_cast<" << type << "*>(&" << buffer(plan.store->buffer) << "["
+        << expr(plan.store->indices.at(0)) << "]) = " << result << ";\n";
+    lane_var_ = nullptr;
     close_block();
   }
 
@@ -290,9 +332,13 @@ class KernelWriter {
         return "(" + std::to_string(v) + (wide ? "LL)" : ")");
       }
       case ExprKind::FloatImm: return float_literal(t, e.as<FloatImmNode>()->value);
-      case ExprKind::Var: return var(Var(e));
+      case ExprKind::Var:
+        // In a vector loop, its variable is the lane being written.
+        return e.get() == lane_var_ ? "(" + std::to_string(lane_) + ")" : var(Var(e));
       case ExprKind::Load: {
         const auto* op = e.as<LoadNode>();
+        if (auto it = vector_loads_.find(op); it != vector_loads_.end())
+          return it->second + "." + std::string(1, "xyzw"[lane_]);
         return buffer(op->buffer) + "[" + expr(op->indices.at(0)) + "]";
       }
       case ExprKind::Cast: {
@@ -353,6 +399,11 @@ class KernelWriter {
 
   lower::LaunchDims dims_;
   std::string index_type_;
+  std::set<const BufferNode*> aligned_;  // arguments and shared arrays: 16-byte aligned
+  const ExprNode* lane_var_ = nullptr;   // the loop variable of the vector loop being written
+  int lane_ = 0;
+  std::map<const LoadNode*, std::string> vector_loads_;  // of that loop, to their temporaries
+  int vector_temps_ = 0;
   ir::VarMap<IntBound> var_bounds_;  // of the loops around the code being written
   Names names_;
   std::ostringstream os_;

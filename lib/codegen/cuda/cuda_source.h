@@ -4,8 +4,10 @@
 // launched once, on one thread). Arguments are `__restrict__` pointers in LoweredFunc::args order,
 // `const` where the kernel never stores to them. A loop bound to a hardware
 // index reads it (`threadIdx.x`) and guards its body where its extent is
-// below the launch dimension (lower/launch_dims.h); vthread, unrolled and
-// vectorized loops carry `#pragma unroll`; shared buffers are `__shared__`
+// below the launch dimension (lower/launch_dims.h); a vectorized loop of 2
+// or 4 aligned float32 accesses becomes float2/float4 loads and stores
+// (vector_access.h); vthread, unrolled and other vectorized loops carry
+// `#pragma unroll`; shared buffers are 16-byte aligned `__shared__`
 // arrays declared at the top of the kernel, every other allocation an array
 // private to the thread (registers or local memory). Arithmetic matches the
 // reference interpreter's: no fast math, std::min/std::max operand order,
