@@ -18,7 +18,7 @@ void interpret(const LoweredFunc& func, const std::vector<runtime::NDArray*>& ar
   in.exec(func.body);
 }
 
-void run_with_packing(const LoweredFunc& func, std::vector<runtime::NDArray*> args, LoopRunner run) {
+void run_with_packing(const LoweredFunc& func, std::vector<runtime::NDArray*> args, const LoopRunner& run) {
   std::vector<runtime::NDArray> packed;
   packed.reserve(func.packings.size());
   for (const InputPacking& p : func.packings) {

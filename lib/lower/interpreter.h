@@ -7,6 +7,7 @@
 // the first write shows up in the result.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "lower/lower.h"
@@ -20,12 +21,12 @@ namespace tunectl::lower {
 void interpret(const LoweredFunc& func, const std::vector<runtime::NDArray*>& args);
 
 // How a function is run on host arrays: interpret, or emulate_gpu.
-using LoopRunner = void (*)(const LoweredFunc& func, const std::vector<runtime::NDArray*>& args);
+using LoopRunner = std::function<void(const LoweredFunc& func, const std::vector<runtime::NDArray*>& args)>;
 
 // run(func, args) with the inputs func takes packed (LoweredFunc::packings)
 // given in their placeholder layout: runs each packing into a scratch copy
 // first.
-void run_with_packing(const LoweredFunc& func, std::vector<runtime::NDArray*> args, LoopRunner run);
+void run_with_packing(const LoweredFunc& func, std::vector<runtime::NDArray*> args, const LoopRunner& run);
 
 // run_with_packing with interpret.
 inline void interpret_with_packing(const LoweredFunc& func, std::vector<runtime::NDArray*> args) {

@@ -3,7 +3,8 @@
 // 30 random valid GPU schedules in all (bindings to blocks, threads and vthreads,
 // shared and local cache stages, unrolling) all compile with NVRTC for sm_80
 // and sm_90 and compute the reference's output in the GPU emulator, which
-// also checks every access's bounds and every shared location for races.
+// also checks every access's bounds and every shared location for races,
+// and as CUDA C compiled for and run on the CPU (support/cuda_on_host.h).
 #include <catch2/catch.hpp>
 
 #include <memory>
@@ -13,12 +14,14 @@
 #include "check/reference_check.h"
 #include "codegen/cuda/cuda_source.h"
 #include "codegen/cuda/nvrtc.h"
+#include "log/log_test_util.h"
 #include "lower/gpu_emulator.h"
 #include "lower/interpreter.h"
 #include "lower/lower.h"
 #include "ops/registry.h"
 #include "per_op_tests.h"
 #include "schedule/state.h"
+#include "support/cuda_on_host.h"
 #include "support/gpu_schedules.h"
 #include "support/random_schedule.h"
 
@@ -33,6 +36,27 @@ struct Program {
   schedule::State state;
   lower::LoweredFunc func;
 };
+
+// The generated CUDA C of every program, run on the CPU (cuda_on_host.h).
+void check_on_host(const te::ComputeDAG& dag, const std::vector<Program>& programs) {
+  std::vector<const lower::LoweredFunc*> funcs;
+  for (const Program& p : programs) funcs.push_back(&p.func);
+  log::testing::ScratchDir dir;
+  const testing::CudaOnHost host(funcs, dir.file(""));
+  for (size_t i = 0; i < programs.size(); ++i) {
+    check::CheckResult r = check::check_against_reference(
+        dag,
+        [&](const std::vector<runtime::NDArray*>& args) {
+          lower::run_with_packing(programs[i].func, args,
+                                  [&](const lower::LoweredFunc& f, const std::vector<runtime::NDArray*>& a) { host.run(f, a); });
+        },
+        1 + i);
+    if (r.ok) continue;
+    INFO("steps: " << schedule::steps_to_json(programs[i].state.history).dump());
+    INFO(r.message << "\n" << codegen::cuda::cuda_source(programs[i].func));
+    CHECK(r.ok);
+  }
+}
 
 void check_in_emulator(const te::ComputeDAG& dag, const Program& p, uint64_t seed) {
   std::string emulator_error;
@@ -99,6 +123,7 @@ void check_op(const std::string& op) {
     // The generator must explore, not return the same few schedules.
     CHECK(distinct.size() >= static_cast<size_t>(per_config) / 2);
     for (size_t i = 0; i < programs.size(); ++i) check_in_emulator(*dag, programs[i], 1 + i);
+    check_on_host(*dag, programs);
     check_compiles(programs);
   }
 }
