@@ -8,8 +8,11 @@
 #include "codegen/cuda/cuda_source.h"
 #include "codegen/cuda/nvrtc.h"
 #include "ir/error.h"
+#include "check/reference_check.h"
+#include "log/log_test_util.h"
 #include "lower/lower.h"
 #include "ops/registry.h"
+#include "support/cuda_on_host.h"
 #include "support/gpu_schedules.h"
 
 namespace tunectl::codegen::cuda {
@@ -50,8 +53,8 @@ TEST_CASE("the CUDA source says what the schedule says", "[gpu-emulator]") {
   require_nvrtc();
   const target::Target sm80 = schedule::cuda_target("sm_80");
   // 20 rows in tiles of 8: the thread loops are guarded.
-  const lower::LoweredFunc f =
-      lower::lower(schedule::gpu_matmul(20, 12, 10, {1, 4, 2}, {1, 2, 3}, 3), "mm", sm80);
+  const schedule::State s = schedule::gpu_matmul(20, 12, 10, {1, 4, 2}, {1, 2, 3}, 3);
+  const lower::LoweredFunc f = lower::lower(s, "mm", sm80);
   const std::string src = cuda_source(f);
   CHECK_THAT(src, Catch::Contains("extern \"C\" __global__ void __launch_bounds__(8) mm("));
   CHECK_THAT(src, Catch::Contains("const float* __restrict__ b_A"));
@@ -62,6 +65,13 @@ TEST_CASE("the CUDA source says what the schedule says", "[gpu-emulator]") {
   CHECK_THAT(src, Catch::Contains("= blockIdx.x;"));
   const CudaBinary b = compile_cuda(f, sm80);
   CHECK(b.compiled.resources.at("mm").shared_bytes > 0);
+  // The source computes the reference when run on the CPU, barriers and all.
+  log::testing::ScratchDir dir;
+  const testing::CudaOnHost host({&f}, dir.file(""));
+  check::CheckResult r = check::check_against_reference(
+      *s.dag, [&](const std::vector<runtime::NDArray*>& args) { host.run(f, args); }, 5);
+  INFO(r.message);
+  CHECK(r.ok);
   CHECK(b.launch.block == std::array<int64_t, 3>{8, 1, 1});
   CHECK_THAT(b.compiled.ptx, Catch::Contains(".target sm_80"));
 }
