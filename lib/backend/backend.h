@@ -37,6 +37,10 @@ class Backend {
   virtual void write(const lower::LoweredFunc& func, const std::string& path) const = 0;
   // The file name suffix write() uses (".o", ".cubin").
   virtual std::string file_suffix() const = 0;
+  // Whether build() compiles code for a device beside the host (cuda):
+  // measurement records its failures as compile_device_error, not
+  // compile_host_error.
+  virtual bool builds_device_code() const = 0;
   // Whether write() makes relocatable objects that the kernels folder links
   // into one shared library (llvm), or files loaded one by one (cuda).
   virtual bool links_objects() const = 0;

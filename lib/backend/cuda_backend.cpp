@@ -55,10 +55,10 @@ target::Target resolve_cuda_target(const target::TargetSpec& spec, const std::st
 }
 
 std::unique_ptr<runtime::Kernel> CudaBackend::build(const lower::LoweredFunc& func) const {
-  check_runs_here("running kernel " + func.name + " runs");
   user_check(func.packings.empty(), "kernel ", func.name,
              ": prepacked constants are not run on the GPU yet (the emulator and the kernels folder take them)");
   const codegen::cuda::CudaBinary binary = codegen::cuda::compile_cuda(func, target());
+  check_runs_here("running kernel " + func.name + " runs");
   std::vector<size_t> arg_bytes;
   for (const ir::Buffer& b : func.args) arg_bytes.push_back(static_cast<size_t>(b->num_elements() * ir::dtype_bytes(b->dtype)));
   return std::make_unique<runtime::CudaKernel>(func.name, binary.compiled.cubin,

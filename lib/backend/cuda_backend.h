@@ -17,12 +17,14 @@ target::Target resolve_cuda_target(const target::TargetSpec& spec, const std::st
 class CudaBackend final : public Backend {
  public:
   using Backend::Backend;
-  // A runtime::CudaKernel (runtime/cuda_kernel.h). Needs a device:
-  // UserError "no CUDA driver or device" without one.
+  // A runtime::CudaKernel (runtime/cuda_kernel.h): compiled (and refused
+  // when it spills) first, then loaded, which needs a device: UserError
+  // "no CUDA driver or device" without one.
   std::unique_ptr<runtime::Kernel> build(const lower::LoweredFunc& func) const override;
   // path ends in .cubin; the .cu and .ptx are written beside it.
   void write(const lower::LoweredFunc& func, const std::string& path) const override;
   std::string file_suffix() const override { return ".cubin"; }
+  bool builds_device_code() const override { return true; }
   bool links_objects() const override { return false; }
   // {"grid": [x, y, z], "block": [x, y, z], "dynamic_shared_bytes": 0}; the
   // packing kernels run on one thread.

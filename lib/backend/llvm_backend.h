@@ -15,6 +15,7 @@ class LlvmBackend final : public Backend {
   std::unique_ptr<runtime::Kernel> build(const lower::LoweredFunc& func) const override;
   void write(const lower::LoweredFunc& func, const std::string& path) const override;
   std::string file_suffix() const override { return ".o"; }
+  bool builds_device_code() const override { return false; }
   bool links_objects() const override { return true; }
   nlohmann::json launch_config(const lower::LoweredFunc&) const override { return nullptr; }
   std::vector<std::string> emit_kinds() const override { return {"llvm", "asm"}; }

@@ -14,6 +14,8 @@
 // outcome maps onto the error kinds of lib/log/record.h:
 //   a UserError while replaying or lowering                    -> InstantiationError
 //   an exception, or a crash, while compiling with LLVM       -> CompileHostError
+//   ... while compiling device code (CUDA: NVRTC, a kernel that
+//   spills registers, no device to load it on)                -> CompileDeviceError
 //   an InternalError (a bug in tunectl) at any point           -> InternalError
 //   no "built" report before build_timeout_s                  -> BuildTimeout
 //   output differs from the reference (te::evaluate)          -> WrongAnswer

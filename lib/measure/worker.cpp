@@ -97,7 +97,8 @@ std::unique_ptr<runtime::Kernel> build(int fd, size_t index, const MeasureInput&
       func = std::make_shared<const lower::LoweredFunc>(
           lower::lower(schedule::replay(input.dag, input.steps), "candidate", options.backend->target()));
     }
-    stage_error = MeasureError::CompileHostError;
+    stage_error =
+        options.backend->builds_device_code() ? MeasureError::CompileDeviceError : MeasureError::CompileHostError;
     std::unique_ptr<runtime::Kernel> kernel = options.backend->build(*func);
     build_s = seconds_since(t0);
     return kernel;

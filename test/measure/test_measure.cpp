@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "measure/fault_injection.h"
+#include "backend/backend.h"
 #include "measure/measure.h"
 #include "ops/registry.h"
 #include "schedule/state.h"
@@ -213,4 +214,33 @@ TEST_CASE("without the reference check a wrong output is not caught", "[cpu]") {
   };
   measure::Measurer measurer(o);
   require_good(measurer.measure({{dag, {}}})[0]);
+}
+
+TEST_CASE("GPU candidates: a launch beyond the limits is an instantiation error, a spilling kernel a device "
+          "compile error", "[gpu-emulator]") {
+  measure::MeasureOptions o = fast_options();
+  o.backend = backend::make_backend(backend::resolve_target("cuda -arch=sm_90"));
+  auto dag = std::make_shared<const te::ComputeDAG>(ops::make_op_dag("matmul", {{"M", 256}, {"N", 512}, {"K", 16}}));
+  const int mm = compute_stage(dag);
+  using namespace schedule;
+  // Blocks of 2048 threads: more than a block may have.
+  const std::vector<Step> too_many_threads = {FuseStep{mm, {0, 1}}, SplitStep{mm, 0, 256 * 512, {2048}, true},
+                                              AnnotationStep{mm, 0, "blockIdx.x"}, AnnotationStep{mm, 1, "threadIdx.x"}};
+  // 1024 threads of 8x16 unrolled accumulators: more registers than 64 each.
+  const std::vector<Step> spills = {
+      CacheWriteStep{mm, "local"},
+      SplitStep{mm + 1, 0, 256, {8}, true},  // i.0 (32) i.1 (8) j
+      SplitStep{mm + 1, 2, 512, {16}, true},  // i.0 i.1 j.0 (32) j.1 (16)
+      ReorderStep{mm + 1, {0, 2, 1, 3}},
+      FuseStep{mm + 1, {0, 1}},  // 1024
+      AnnotationStep{mm + 1, 0, "threadIdx.x"},
+      ComputeAtStep{mm, mm + 1, 0},
+      AnnotationStep{mm, 0, "unroll"},
+      AnnotationStep{mm, 1, "unroll"},
+  };
+  measure::Measurer measurer(o);
+  auto results = measurer.measure({{dag, too_many_threads}, {dag, spills}});
+  REQUIRE(results.size() == 2);
+  require_error(results[0], MeasureError::InstantiationError, "threads per block");
+  require_error(results[1], MeasureError::CompileDeviceError, "spills registers");
 }
