@@ -1,8 +1,5 @@
 #include "lower/gpu_emulator.h"
 
-#include <sys/mman.h>
-#include <ucontext.h>
-
 #include <cmath>
 #include <exception>
 #include <map>
@@ -13,6 +10,7 @@
 #include "ir/error.h"
 #include "ir/printer.h"
 #include "lower/launch_dims.h"
+#include "lower/lockstep_threads.h"
 #include "lower/loop_interpreter.h"
 
 namespace tunectl::lower {
@@ -58,13 +56,8 @@ bool same_bits(double a, double b) { return a == b || (std::isnan(a) && std::isn
 // loops, barriers, shared allocations and accesses to shared memory.
 class GpuThread : public LoopInterpreter {
  public:
-  GpuThread(Block& block, int32_t linear_id, ucontext_t& scheduler)
-      : block_(block), id_(linear_id), index_(block.thread_index(linear_id)), scheduler_(scheduler) {}
-
-  ucontext_t context{};
-  bool at_barrier = false;
-  bool done = false;
-  std::exception_ptr error;
+  GpuThread(Block& block, int32_t linear_id, LockstepThreads& lockstep)
+      : block_(block), id_(linear_id), index_(block.thread_index(linear_id)), lockstep_(lockstep) {}
 
  protected:
   void run_bound_loop(const ir::ForNode* op) override {
@@ -74,10 +67,7 @@ class GpuThread : public LoopInterpreter {
     if (i < eval_int(op->extent)) run_with(op->var, i, op->body);
   }
 
-  void barrier() override {
-    at_barrier = true;
-    swapcontext(&context, &scheduler_);
-  }
+  void barrier() override { lockstep_.barrier(); }
 
   void allocate(const ir::AllocateNode* op) override {
     if (op->buffer->scope != ir::MemScope::Shared) return LoopInterpreter::allocate(op);
@@ -134,82 +124,22 @@ class GpuThread : public LoopInterpreter {
   Block& block_;
   int32_t id_;
   Index3 index_;
-  ucontext_t& scheduler_;
+  LockstepThreads& lockstep_;
 };
 
-// Fiber stacks, made once per emulate_gpu call and reused by every block.
-// Mapped without reserving memory: a thread touches a few pages of its own.
-class Stacks {
- public:
-  static constexpr size_t kBytes = 256 << 10;
-  explicit Stacks(size_t n) : n_(n) {
-    if (n_ == 0) return;
-    base_ = mmap(nullptr, n_ * kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    system_check(base_ != MAP_FAILED, "gpu emulator: cannot make the threads' stacks", "mmap");
-  }
-  Stacks(const Stacks&) = delete;
-  Stacks& operator=(const Stacks&) = delete;
-  ~Stacks() {
-    if (n_ > 0) munmap(base_, n_ * kBytes);
-  }
-  void* stack(size_t i) const { return static_cast<char*>(base_) + i * kBytes; }
-
- private:
-  size_t n_;
-  void* base_ = nullptr;
-};
-
-// The thread a fiber runs; makecontext passes no pointers portably.
-thread_local GpuThread* starting_thread = nullptr;
-thread_local const ir::Stmt* starting_body = nullptr;
-
-void fiber_main() {
-  GpuThread* t = starting_thread;
-  try {
-    t->exec(*starting_body);
-  } catch (...) {
-    t->error = std::current_exception();
-  }
-  t->done = true;
-  // Returning resumes uc_link: the scheduler.
-}
-
-void run_block(Block& block, const ir::Stmt& body, const std::vector<runtime::NDArray*>& args,
-               const LoweredFunc& func, const Stacks& stacks) {
-  ucontext_t scheduler{};
+void run_block(Block& block, const LoweredFunc& func, const std::vector<runtime::NDArray*>& args,
+               LockstepThreads& lockstep) {
   const int64_t n = block.threads[0] * block.threads[1] * block.threads[2];
   std::vector<std::unique_ptr<GpuThread>> threads;
   for (int64_t i = 0; i < n; ++i) {
-    threads.push_back(std::make_unique<GpuThread>(block, static_cast<int32_t>(i), scheduler));
-    GpuThread& t = *threads.back();
-    for (size_t a = 0; a < args.size(); ++a) t.bind(func.args[a], args[a]);
-    getcontext(&t.context);
-    t.context.uc_stack.ss_sp = stacks.stack(static_cast<size_t>(i));
-    t.context.uc_stack.ss_size = Stacks::kBytes;
-    t.context.uc_link = &scheduler;
-    makecontext(&t.context, fiber_main, 0);
+    threads.push_back(std::make_unique<GpuThread>(block, static_cast<int32_t>(i), lockstep));
+    for (size_t a = 0; a < args.size(); ++a) threads.back()->bind(func.args[a], args[a]);
   }
-  // Each round runs every thread to its next barrier or its end.
-  for (bool first = true;; first = false) {
-    for (auto& t : threads) {
-      if (t->done) continue;
-      t->at_barrier = false;
-      if (first) {
-        starting_thread = t.get();
-        starting_body = &body;
-      }
-      swapcontext(&scheduler, &t->context);
-      if (t->error) std::rethrow_exception(t->error);
-    }
-    const GpuThread* ended = nullptr;
-    const GpuThread* waiting = nullptr;
-    for (const auto& t : threads) (t->done ? ended : waiting) = t.get();
-    if (!waiting) return;
-    if (ended) {
-      throw EmulatorError("gpu emulator: block " + to_text(block.index) + ": a barrier that not every thread reaches" +
-                          " (a thread ended while others wait at it)");
-    }
-    ++block.epoch;
+  try {
+    lockstep.run(
+        static_cast<size_t>(n), [&](size_t i) { threads[i]->exec(func.body); }, [&] { ++block.epoch; });
+  } catch (const DivergentBarrier& e) {
+    throw EmulatorError("gpu emulator: block " + to_text(block.index) + ": " + e.what());
   }
 }
 
@@ -223,7 +153,7 @@ void emulate_gpu(const LoweredFunc& func, const std::vector<runtime::NDArray*>& 
                    "emulate_gpu ", func.name, ": array ", i, " does not match argument ", func.args[i]->name);
   }
   const LaunchDims dims = launch_dims(func);
-  const Stacks stacks(static_cast<size_t>(dims.threads_per_block()));
+  LockstepThreads lockstep(static_cast<size_t>(dims.threads_per_block()));
   Block block;
   block.threads = dims.block;
   for (int64_t z = 0; z < dims.grid[2]; ++z) {
@@ -232,7 +162,7 @@ void emulate_gpu(const LoweredFunc& func, const std::vector<runtime::NDArray*>& 
         block.index = {x, y, z};
         block.epoch = 1;
         block.shared.clear();
-        run_block(block, func.body, args, func, stacks);
+        run_block(block, func, args, lockstep);
       }
     }
   }

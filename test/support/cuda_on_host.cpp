@@ -1,19 +1,16 @@
 #include "support/cuda_on_host.h"
 
 #include <dlfcn.h>
-#include <sys/mman.h>
-#include <ucontext.h>
 
 #include <cstdlib>
 #include <fstream>
-#include <memory>
-#include <stdexcept>
 
 #include <catch2/catch.hpp>
 
 #include "codegen/cuda/cuda_source.h"
 #include "ir/dtype.h"
 #include "lower/launch_dims.h"
+#include "lower/lockstep_threads.h"
 
 namespace tunectl::testing {
 
@@ -62,32 +59,16 @@ std::string entry_point(const lower::LoweredFunc& f) {
   return "extern \"C\" void tc_entry_" + f.name + "(void* const* args) { " + call + "); }\n";
 }
 
-// The fibers of one block.
-struct Block {
-  ucontext_t scheduler{};
-  struct Fiber {
-    ucontext_t context{};
-    ThreadState state{};
-    bool done = false, waiting = false;
-  };
-  std::vector<Fiber> fibers;
-  size_t running = 0;
-  void (*entry)(void* const*) = nullptr;
-  void* const* args = nullptr;
-};
+// The block whose threads are running, and the module's tc_current.
+thread_local lower::LockstepThreads* running_block = nullptr;
+thread_local ThreadState** current_slot = nullptr;
 
-thread_local Block* current_block = nullptr;
-
+// __syncthreads: waits at the block's barrier, then names this thread to
+// the module again (the other threads have run in between).
 void sync_hook() {
-  Block& b = *current_block;
-  b.fibers[b.running].waiting = true;
-  swapcontext(&b.fibers[b.running].context, &b.scheduler);
-}
-
-void fiber_main() {
-  Block& b = *current_block;
-  b.entry(b.args);
-  b.fibers[b.running].done = true;
+  ThreadState* me = *current_slot;
+  running_block->barrier();
+  *current_slot = me;
 }
 
 }  // namespace
@@ -125,49 +106,27 @@ void CudaOnHost::run(const lower::LoweredFunc& func, const std::vector<runtime::
   std::vector<void*> raw;
   for (runtime::NDArray* a : args) raw.push_back(a->raw());
   const lower::LaunchDims d = lower::launch_dims(func);
-  constexpr size_t kStack = 256 << 10;
-  const size_t threads = static_cast<size_t>(d.threads_per_block());
-  void* stacks = mmap(nullptr, threads * kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                      -1, 0);
-  REQUIRE(stacks != MAP_FAILED);
-  std::unique_ptr<void, std::function<void(void*)>> unmap(stacks, [&](void* p) { munmap(p, threads * kStack); });
+  const auto threads = static_cast<size_t>(d.threads_per_block());
+  lower::LockstepThreads block(threads);
+  running_block = &block;
+  current_slot = current;
+  std::vector<ThreadState> states(threads);
   for (int64_t bz = 0; bz < d.grid[2]; ++bz) {
     for (int64_t by = 0; by < d.grid[1]; ++by) {
       for (int64_t bx = 0; bx < d.grid[0]; ++bx) {
-        Block block;
-        block.entry = entry;
-        block.args = raw.data();
-        block.fibers.resize(threads);
         for (size_t t = 0; t < threads; ++t) {
-          Block::Fiber& f = block.fibers[t];
           const auto tx = static_cast<unsigned>(t % d.block[0]), ty = static_cast<unsigned>(t / d.block[0] % d.block[1]);
           const auto tz = static_cast<unsigned>(t / (d.block[0] * d.block[1]));
-          f.state = {{tx, ty, tz}, {static_cast<unsigned>(bx), static_cast<unsigned>(by), static_cast<unsigned>(bz)}};
-          getcontext(&f.context);
-          f.context.uc_stack.ss_sp = static_cast<char*>(stacks) + t * kStack;
-          f.context.uc_stack.ss_size = kStack;
-          f.context.uc_link = &block.scheduler;
-          makecontext(&f.context, fiber_main, 0);
+          states[t] = {{tx, ty, tz}, {static_cast<unsigned>(bx), static_cast<unsigned>(by), static_cast<unsigned>(bz)}};
         }
-        current_block = &block;
-        for (bool any_waiting = true; any_waiting;) {
-          for (size_t t = 0; t < threads; ++t) {
-            Block::Fiber& f = block.fibers[t];
-            if (f.done) continue;
-            f.waiting = false;
-            block.running = t;
-            *current = &f.state;
-            swapcontext(&block.scheduler, &f.context);
-          }
-          size_t done = 0, waiting = 0;
-          for (const Block::Fiber& f : block.fibers) (f.done ? done : waiting) += 1;
-          any_waiting = waiting > 0;
-          if (any_waiting && done > 0) throw std::runtime_error("a __syncthreads that not every thread reaches");
-        }
-        current_block = nullptr;
+        block.run(threads, [&](size_t t) {
+          *current = &states[t];
+          entry(raw.data());
+        });
       }
     }
   }
+  running_block = nullptr;
 }
 
 }  // namespace tunectl::testing
