@@ -3,7 +3,8 @@
 //   tunectl bench [--logs DIR] [--untuned]   the suite (cmd/bench_suite.cpp):
 //       tuned kernels of the bench models against oneDNN
 //   tunectl bench --core [--size N]          hand-scheduled matmul rows
-//       (cmd/bench_core.cpp), what scripts/bench-core.sh runs
+//       (cmd/bench_core.cpp), what scripts/bench-core.sh runs; with
+//       --target cuda against cuBLAS (cmd/bench_core_cuda.cpp)
 //   tunectl bench MODEL [--log FILE]         a whole ONNX model end to end,
 //       default against tuned schedules (cmd/bench_model.cpp)
 // This file registers the command and the log reading the modes share.
@@ -78,7 +79,8 @@ void register_bench(CLI::App& app) {
   sub->add_flag("--untuned", o->untuned, "suite: time the default schedule of a workload the logs do not cover");
   sub->add_option("--seed", o->seed, "suite: seed of the random inputs given to tunectl and oneDNN");
   sub->add_flag("--core", o->core,
-                "hand-scheduled fp32 matmul rows (naive, hand schedule, oneDNN) instead of the suite");
+                "hand-scheduled fp32 matmul rows (naive, hand schedule, oneDNN; with a cuda target: a hand GPU "
+                "schedule and cuBLAS) instead of the suite");
   sub->add_option("--size", o->size, "--core: matmul size M = N = K (multiple of 32)");
   sub->add_option("--log", o->log, "model: a tuning log; its best records give the tuned schedules");
   sub->add_option("--input-shape", o->input_shapes, "model: NAME=1x3x224x224 pins symbolic input dimensions");
@@ -92,7 +94,8 @@ void register_bench(CLI::App& app) {
       user_check(o->input_shapes.empty() && !o->profile && o->log.empty(),
                  "bench: --input-shape, --profile and --log need a MODEL");
       if (o->core) {
-        run_bench_core(*o);
+        // A target whose kernels run on a device compares with its vendor library.
+        o->backend->builds_device_code() ? run_bench_core_cuda(*o) : run_bench_core(*o);
       } else {
         run_bench_suite(*o);
       }

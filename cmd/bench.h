@@ -58,6 +58,8 @@ std::string timing_summary(const runtime::Timing& t);
 
 void run_bench_suite(const BenchOptions& o);
 void run_bench_core(const BenchOptions& o);
+// The same on a GPU, against cuBLAS (bench_core_cuda.cpp).
+void run_bench_core_cuda(const BenchOptions& o);
 void run_bench_model(const BenchOptions& o);
 
 }  // namespace tunectl::cmd

@@ -62,30 +62,29 @@ void CudaKernel::run(void* const* args) const {
   free_all(device);
 }
 
-Timing CudaKernel::time(void* const* args, const TimingOptions& options) const {
-  const std::vector<CUdeviceptr> device = to_device(args);
+Timing time_on_device(const std::function<void()>& launch, const TimingOptions& options) {
+  const CudaDriver& d = CudaDriver::get();
   CUdeviceptr flush = 0;
   CUevent start = nullptr, stop = nullptr;
   auto release = [&] {
-    if (start) driver_.EventDestroy(start);
-    if (stop) driver_.EventDestroy(stop);
-    if (flush) driver_.MemFree(flush);
-    free_all(device);
+    if (start) d.EventDestroy(start);
+    if (stop) d.EventDestroy(stop);
+    if (flush) d.MemFree(flush);
   };
   try {
-    const size_t flush_bytes = static_cast<size_t>(std::max<int64_t>(driver_.facts.l2_bytes, 1 << 20)) * 2;
-    if (options.flush_cache) driver_.check(driver_.MemAlloc(&flush, flush_bytes), "cuMemAlloc (L2 flush)");
-    driver_.check(driver_.EventCreate(&start, 0), "cuEventCreate");
-    driver_.check(driver_.EventCreate(&stop, 0), "cuEventCreate");
+    const size_t flush_bytes = static_cast<size_t>(std::max<int64_t>(d.facts.l2_bytes, 1 << 20)) * 2;
+    if (options.flush_cache) d.check(d.MemAlloc(&flush, flush_bytes), "cuMemAlloc (L2 flush)");
+    d.check(d.EventCreate(&start, 0), "cuEventCreate");
+    d.check(d.EventCreate(&stop, 0), "cuEventCreate");
     // Seconds for `number` launches, after an L2 flush.
     auto repeat = [&](int number) {
-      if (flush) driver_.check(driver_.MemsetD8(flush, 0, flush_bytes), "cuMemsetD8 (L2 flush)");
-      driver_.check(driver_.EventRecord(start, nullptr), "cuEventRecord");
-      for (int i = 0; i < number; ++i) launch(device);
-      driver_.check(driver_.EventRecord(stop, nullptr), "cuEventRecord");
-      driver_.check(driver_.EventSynchronize(stop), ("kernel " + symbol_ + " failed").c_str());
+      if (flush) d.check(d.MemsetD8(flush, 0, flush_bytes), "cuMemsetD8 (L2 flush)");
+      d.check(d.EventRecord(start, nullptr), "cuEventRecord");
+      for (int i = 0; i < number; ++i) launch();
+      d.check(d.EventRecord(stop, nullptr), "cuEventRecord");
+      d.check(d.EventSynchronize(stop), "the timed kernel failed");
       float ms = 0;
-      driver_.check(driver_.EventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
+      d.check(d.EventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
       return ms * 1e-3;
     };
     repeat(1);  // warm-up
@@ -100,6 +99,18 @@ Timing CudaKernel::time(void* const* args, const TimingOptions& options) const {
     return t;
   } catch (...) {
     release();
+    throw;
+  }
+}
+
+Timing CudaKernel::time(void* const* args, const TimingOptions& options) const {
+  const std::vector<CUdeviceptr> device = to_device(args);
+  try {
+    Timing t = time_on_device([&] { launch(device); }, options);
+    free_all(device);
+    return t;
+  } catch (...) {
+    free_all(device);
     throw;
   }
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,13 @@ struct CudaLaunch {
   std::array<int64_t, 3> grid{1, 1, 1};
   std::array<int64_t, 3> block{1, 1, 1};
 };
+
+// Times launch() (work queued on the current context's default stream) as
+// time_function does: a warm-up, then repeats of `number` launches, number
+// doubled until a repeat lasts min_repeat_seconds; read with CUDA events;
+// the L2 cache flushed (a memset of twice its size) before each repeat when
+// options.flush_cache. The median of options.repeats is the cost.
+Timing time_on_device(const std::function<void()>& launch, const TimingOptions& options);
 
 class CudaKernel final : public Kernel {
  public:
@@ -37,10 +45,7 @@ class CudaKernel final : public Kernel {
   std::vector<void*> pack_inputs(std::vector<void*> args, std::vector<NDArray>&) const override { return args; }
   std::vector<int> packed_args() const override { return {}; }
 
-  // Copies args to the device once, then times launches as time_function
-  // does (median of repeats, each at least min_repeat_seconds), reading
-  // CUDA events; flushes L2 (writes a buffer twice its size) before each
-  // repeat when options.flush_cache.
+  // Copies args to the device once, then times launches (time_on_device).
   Timing time(void* const* args, const TimingOptions& options) const override;
 
  private:

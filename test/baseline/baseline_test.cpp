@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "baseline/cublas_sgemm.h"
 #include "baseline/onednn_conv2d.h"
 #include "baseline/onednn_dense.h"
 #include "check/reference_check.h"
@@ -69,4 +70,13 @@ TEST_CASE("oneDNN dense equals the registry's dense", "[baseline]") {
 }
 
 }  // namespace
+TEST_CASE("cuBLAS opens at run time with the functions the GPU baseline calls", "[unit]") {
+  // The CUDA Toolkit is on every machine that runs the tests (README);
+  // running it needs a device (test/gpu).
+  std::string why;
+  const bool available = baseline::cublas_available(why);
+  INFO(why);
+  CHECK(available);
+}
+
 }  // namespace tunectl

@@ -1,12 +1,14 @@
 // CUDA kernels on the device: they compute the reference and what the GPU
-// emulator computes, a faulting kernel is an error (not a crash), and
-// timing with CUDA events gives positive, finite times.
+// emulator computes, and timing with CUDA events gives positive, finite
+// times; so does the cuBLAS baseline.
 #include <catch2/catch.hpp>
 
 #include "backend/backend.h"
+#include "baseline/cublas_sgemm.h"
 #include "check/reference_check.h"
 #include "lower/gpu_emulator.h"
 #include "lower/lower.h"
+#include "ops/registry.h"
 #include "support/gpu_schedules.h"
 
 namespace tunectl {
@@ -61,6 +63,28 @@ TEST_CASE("device timing gives finite positive times", "[gpu]") {
   const runtime::Timing t = kernel->time(args.data(), o);
   REQUIRE(t.seconds_per_call.size() == 3);
   for (double sec : t.seconds_per_call) CHECK((sec > 0 && sec < 1));
+}
+
+}  // namespace tunectl
+
+namespace tunectl {
+
+TEST_CASE("cuBLAS SGEMM on the device equals the reference", "[gpu]") {
+  const int64_t m = 96, n = 64, k = 80;
+  auto dag = std::make_shared<const te::ComputeDAG>(ops::make_op_dag("matmul", {{"M", m}, {"N", n}, {"K", k}}));
+  baseline::CublasSgemm sgemm(m, n, k);
+  const check::CheckResult r = check::check_against_reference(
+      *dag,
+      [&](const std::vector<runtime::NDArray*>& args) {
+        sgemm.run(args[0]->data<float>(), args[1]->data<float>(), args[2]->data<float>());
+      },
+      4);
+  INFO(r.message);
+  CHECK(r.ok);
+  runtime::TimingOptions o;
+  o.repeats = 3;
+  o.min_repeat_seconds = 0.01;
+  for (double s : sgemm.time(o).seconds_per_call) CHECK((s > 0 && s < 1));
 }
 
 }  // namespace tunectl

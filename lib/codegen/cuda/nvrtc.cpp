@@ -2,13 +2,13 @@
 
 #include <dlfcn.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <regex>
 #include <sstream>
 
 #include "ir/error.h"
+#include "runtime/cuda_library.h"
 
 namespace tunectl::codegen::cuda {
 
@@ -36,13 +36,6 @@ struct Nvrtc {
   nvrtcResult (*GetCUBIN)(nvrtcProgram, char*) = nullptr;
 };
 
-std::vector<std::string> library_candidates() {
-  std::vector<std::string> paths = {"libnvrtc.so.13"};
-  if (const char* home = std::getenv("CUDA_HOME")) paths.push_back(std::string(home) + "/lib64/libnvrtc.so.13");
-  paths.push_back("/usr/local/cuda/lib64/libnvrtc.so.13");
-  return paths;
-}
-
 // NVRTC opens libnvrtc-builtins.so.<version> by name when it compiles, which
 // the loader finds only where the toolkit's folder is on its path. Opened
 // here first from NVRTC's own folder, it is found loaded, wherever that is.
@@ -65,15 +58,9 @@ void bind(Nvrtc& n, F& f, const char* name) {
 const Nvrtc& nvrtc() {
   static const Nvrtc lib = [] {
     Nvrtc n;
-    std::string tried;
-    for (const std::string& path : library_candidates()) {
-      n.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (n.handle) break;
-      tried += (tried.empty() ? "" : ", ") + path;
-    }
+    n.handle = runtime::open_cuda_library("libnvrtc.so.13", n.why);
     if (!n.handle) {
-      n.why = "NVRTC (the CUDA Toolkit's libnvrtc.so.13) was not found (tried " + tried +
-              "); install the CUDA Toolkit 13 or set CUDA_HOME";
+      n.why = "NVRTC: " + n.why;
       return n;
     }
     bind(n, n.GetErrorString, "nvrtcGetErrorString");

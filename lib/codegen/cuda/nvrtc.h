@@ -4,8 +4,7 @@
 // to a cubin, without a GPU; ptxas's verbose report gives each kernel's
 // registers, spills and shared memory.
 //
-// The library is looked up as libnvrtc.so.13 on the loader's path, then
-// under $CUDA_HOME/lib64 and /usr/local/cuda/lib64.
+// The library is libnvrtc.so.13, found as runtime/cuda_library.h says.
 #pragma once
 
 #include <map>
