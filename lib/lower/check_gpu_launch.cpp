@@ -1,5 +1,6 @@
 #include "lower/check_gpu_launch.h"
 
+#include <array>
 #include <map>
 #include <vector>
 
@@ -105,6 +106,16 @@ LoweredFunc check_gpu_launch(LoweredFunc func, const target::Target& target) {
   user_check(dims.threads_per_block() <= gpu.max_threads_per_block, "kernel ", func.name, ": ",
              dims.threads_per_block(), " threads per block (", dims.block[0], "x", dims.block[1], "x", dims.block[2],
              "), more than ", target.str(), " allows (", gpu.max_threads_per_block, ")");
+  // CUDA's limits on each dimension (the same on every arch since sm_30).
+  constexpr std::array<int64_t, 3> kMaxGrid{(int64_t{1} << 31) - 1, 65535, 65535};
+  constexpr std::array<int64_t, 3> kMaxBlock{1024, 1024, 64};
+  for (int d = 0; d < 3; ++d) {
+    const char axis = static_cast<char>('x' + d);
+    user_check(dims.grid[d] <= kMaxGrid[d], "kernel ", func.name, ": ", dims.grid[d], " blocks along blockIdx.", axis,
+               " (at most ", kMaxGrid[d], ")");
+    user_check(dims.block[d] <= kMaxBlock[d], "kernel ", func.name, ": ", dims.block[d], " threads along threadIdx.",
+               axis, " (at most ", kMaxBlock[d], ")");
+  }
   LaunchChecker checker(func.name);
   checker.visit(func.body);
   user_check(checker.shared_bytes <= gpu.shared_bytes_per_block, "kernel ", func.name, ": ", checker.shared_bytes,

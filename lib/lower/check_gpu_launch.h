@@ -1,7 +1,9 @@
 // Lowering pass (GPU): refuses a kernel the target cannot launch or that
 // does not mean what its bindings say, with a UserError naming the reason
 // (measurement records it as an instantiation error):
-//   - more threads per block than the target allows;
+//   - more threads per block than the target allows, or more blocks or
+//     threads along one dimension than CUDA allows (grid 2^31-1 x 65535 x
+//     65535, block 1024 x 1024 x 64);
 //   - more static shared memory per block than the target allows;
 //   - a blockIdx loop inside a threadIdx or vthread loop (blocks are the
 //     outermost level of the launch);

@@ -11,6 +11,7 @@
 #include "lower/gpu_emulator.h"
 #include "lower/launch_dims.h"
 #include "lower/lower.h"
+#include "ops/registry.h"
 #include "support/gpu_schedules.h"
 
 namespace tunectl::lower::test {
@@ -149,12 +150,26 @@ TEST_CASE("the emulator reports out-of-range indices, divergent barriers and wri
   }
 }
 
+namespace {
+
+std::shared_ptr<const te::ComputeDAG> op_dag_for_relu(int64_t rows) {
+  return std::make_shared<const te::ComputeDAG>(ops::make_op_dag("relu", {{"shape", {rows, 2}}}));
+}
+
+}  // namespace
+
 TEST_CASE("launches beyond the target's limits are refused when lowering", "[gpu-emulator]") {
   const target::Target cuda = cuda_target("sm_80");
   SECTION("threads per block") {
     State s = gpu_matmul(64, 64, 8, {1, 32, 1}, {1, 64, 1}, 2, /*shared=*/false);
     CHECK_THROWS_WITH(lower(s, "mm", cuda), Catch::Contains("2048 threads per block") &&
                                                 Catch::Contains("more than cuda -arch=sm_80 allows (1024)"));
+  }
+  SECTION("blocks along y") {
+    State s = State::initial(op_dag_for_relu(70000));
+    const int relu = stage_named(s, "relu");
+    s.apply(AnnotationStep{relu, 0, "blockIdx.y"});
+    CHECK_THROWS_WITH(lower(s, "r", cuda), Catch::Contains("70000 blocks along blockIdx.y (at most 65535)"));
   }
   SECTION("shared memory") {
     State s = gpu_matmul(256, 256, 256, {1, 16, 8}, {1, 16, 8}, 64);
