@@ -6,6 +6,7 @@
 #include <random>
 
 #include "baseline/cublas_sgemm.h"
+#include "baseline/cudnn_conv2d.h"
 #include "baseline/onednn_conv2d.h"
 #include "baseline/onednn_dense.h"
 #include "check/reference_check.h"
@@ -70,13 +71,16 @@ TEST_CASE("oneDNN dense equals the registry's dense", "[baseline]") {
 }
 
 }  // namespace
-TEST_CASE("cuBLAS opens at run time with the functions the GPU baseline calls", "[unit]") {
+TEST_CASE("cuBLAS and cuDNN open at run time with the functions the GPU baselines call", "[unit]") {
   // The CUDA Toolkit is on every machine that runs the tests (README);
-  // running it needs a device (test/gpu).
+  // running them needs a device (test/gpu).
   std::string why;
-  const bool available = baseline::cublas_available(why);
+  const bool cublas = baseline::cublas_available(why);
   INFO(why);
-  CHECK(available);
+  CHECK(cublas);
+  const bool cudnn = baseline::cudnn_available(why);
+  INFO(why);
+  CHECK(cudnn);
 }
 
 }  // namespace tunectl

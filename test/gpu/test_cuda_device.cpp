@@ -5,6 +5,7 @@
 
 #include "backend/backend.h"
 #include "baseline/cublas_sgemm.h"
+#include "baseline/cudnn_conv2d.h"
 #include "check/reference_check.h"
 #include "lower/gpu_emulator.h"
 #include "lower/lower.h"
@@ -85,6 +86,25 @@ TEST_CASE("cuBLAS SGEMM on the device equals the reference", "[gpu]") {
   o.repeats = 3;
   o.min_repeat_seconds = 0.01;
   for (double s : sgemm.time(o).seconds_per_call) CHECK((s > 0 && s < 1));
+}
+
+}  // namespace tunectl
+
+namespace tunectl {
+
+TEST_CASE("cuDNN convolution on the device equals the reference", "[gpu]") {
+  const baseline::Conv2dShape shape{1, 16, 14, 14, 32, 3, 3, 1, 1};
+  auto dag = std::make_shared<const te::ComputeDAG>(ops::make_op_dag(
+      "conv2d", {{"N", 1}, {"C", 16}, {"H", 14}, {"W", 14}, {"K", 32}, {"R", 3}, {"S", 3}, {"pad", 1}}));
+  baseline::CudnnConv2d conv(shape);
+  const check::CheckResult r = check::check_against_reference(
+      *dag,
+      [&](const std::vector<runtime::NDArray*>& args) {
+        conv.run(args[0]->data<float>(), args[1]->data<float>(), args.back()->data<float>());
+      },
+      6);
+  INFO(r.message << " (" << conv.algorithm() << ")");
+  CHECK(r.ok);
 }
 
 }  // namespace tunectl
