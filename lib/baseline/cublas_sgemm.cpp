@@ -1,7 +1,5 @@
 #include "baseline/cublas_sgemm.h"
 
-#include <dlfcn.h>
-
 #include "ir/error.h"
 #include "runtime/cuda_kernel.h"
 #include "runtime/cuda_library.h"
@@ -30,10 +28,7 @@ const Cublas& cublas() {
     Cublas c;
     c.lib = runtime::open_cuda_library("libcublas.so.13", c.why);
     if (!c.lib) return c;
-    auto bind = [&](auto& f, const char* name) {
-      f = reinterpret_cast<std::remove_reference_t<decltype(f)>>(dlsym(c.lib, name));
-      if (!f && c.why.empty()) c.why = std::string("libcublas.so.13 has no ") + name;
-    };
+    auto bind = [&](auto& f, const char* name) { runtime::bind_symbol(c.lib, f, name, "libcublas.so.13", c.why); };
     bind(c.Create, "cublasCreate_v2");
     bind(c.Destroy, "cublasDestroy_v2");
     bind(c.SetMathMode, "cublasSetMathMode");

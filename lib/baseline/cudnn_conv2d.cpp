@@ -55,10 +55,7 @@ const Cudnn& cudnn() {
     Cudnn c;
     c.lib = runtime::open_cuda_library("libcudnn.so.9", c.why);
     if (!c.lib) return c;
-    auto bind = [&](auto& f, const char* name) {
-      f = reinterpret_cast<std::remove_reference_t<decltype(f)>>(dlsym(c.lib, name));
-      if (!f && c.why.empty()) c.why = std::string("libcudnn.so.9 has no ") + name;
-    };
+    auto bind = [&](auto& f, const char* name) { runtime::bind_symbol(c.lib, f, name, "libcudnn.so.9", c.why); };
     bind(c.Create, "cudnnCreate");
     bind(c.Destroy, "cudnnDestroy");
     bind(c.CreateTensorDescriptor, "cudnnCreateTensorDescriptor");

@@ -51,8 +51,7 @@ void preload_builtins(const Nvrtc& n) {
 
 template <typename F>
 void bind(Nvrtc& n, F& f, const char* name) {
-  f = reinterpret_cast<F>(dlsym(n.handle, name));
-  if (!f && n.why.empty()) n.why = std::string("libnvrtc has no ") + name;
+  runtime::bind_symbol(n.handle, f, name, "libnvrtc.so.13", n.why);
 }
 
 const Nvrtc& nvrtc() {
