@@ -60,7 +60,7 @@ std::unique_ptr<runtime::Kernel> CudaBackend::build(const lower::LoweredFunc& fu
   const codegen::cuda::CudaBinary binary = codegen::cuda::compile_cuda(func, target());
   check_runs_here("running kernel " + func.name + " runs");
   std::vector<size_t> arg_bytes;
-  for (const ir::Buffer& b : func.args) arg_bytes.push_back(static_cast<size_t>(b->num_elements() * ir::dtype_bytes(b->dtype)));
+  for (const ir::Buffer& b : func.args) arg_bytes.push_back(static_cast<size_t>(b->num_bytes()));
   return std::make_unique<runtime::CudaKernel>(func.name, binary.compiled.cubin,
                                                runtime::CudaLaunch{binary.launch.grid, binary.launch.block},
                                                std::move(arg_bytes));

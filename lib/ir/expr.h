@@ -215,6 +215,7 @@ struct BufferNode {
   std::vector<int64_t> shape;
   MemScope scope;
   int64_t num_elements() const;
+  int64_t num_bytes() const { return num_elements() * dtype_bytes(dtype); }
 };
 
 class Buffer {

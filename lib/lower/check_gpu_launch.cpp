@@ -15,8 +15,6 @@ namespace {
 
 using namespace ir;
 
-int64_t bytes_of(const Buffer& b) { return b->num_elements() * dtype_bytes(b->dtype); }
-
 // Shared bytes, and what bindings enclose each loop and each store.
 class LaunchChecker : public IRVisitor {
  public:
@@ -60,10 +58,10 @@ class LaunchChecker : public IRVisitor {
 
   void visit_Allocate(const AllocateNode* op) override {
     if (op->buffer->scope == MemScope::Shared) {
-      shared_bytes += bytes_of(op->buffer);
+      shared_bytes += op->buffer->num_bytes();
     } else {
-      user_check(bytes_of(op->buffer) <= kMaxLocalBytes, "kernel ", kernel_, ": buffer ", op->buffer->name, " of ",
-                 bytes_of(op->buffer), " bytes is private to each thread (at most ", kMaxLocalBytes,
+      user_check(op->buffer->num_bytes() <= kMaxLocalBytes, "kernel ", kernel_, ": buffer ", op->buffer->name, " of ",
+                 op->buffer->num_bytes(), " bytes is private to each thread (at most ", kMaxLocalBytes,
                  "; attach its stage inside the thread loops or cache it in shared memory)");
     }
     allocated_at_[op->buffer.get()] = bound_.size();

@@ -1,10 +1,8 @@
 #include "lower/gpu_emulator.h"
 
 #include <cmath>
-#include <exception>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 
 #include "ir/error.h"

@@ -4,7 +4,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "ir/error.h"

@@ -1,7 +1,6 @@
 #include "runtime/cuda_kernel.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "ir/error.h"
 

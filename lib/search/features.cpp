@@ -193,7 +193,7 @@ class FeatureExtractor {
     } else if (auto* st = s.as<ir::StoreNode>()) {
       rows_.push_back(row(st));
     } else if (auto* a = s.as<ir::AllocateNode>()) {
-      allocs_[a->buffer.get()] = {a->buffer->num_elements() * ir::dtype_bytes(a->buffer->dtype), trip_product()};
+      allocs_[a->buffer.get()] = {a->buffer->num_bytes(), trip_product()};
       walk(a->body);
     } else if (auto* seq = s.as<ir::SeqNode>()) {
       for (const ir::Stmt& x : seq->stmts) walk(x);

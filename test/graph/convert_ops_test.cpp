@@ -184,7 +184,7 @@ TEST_CASE("Gather with a negative scalar index drops the axis", "[unit][graph][c
   check_close(b.eval("z"), {8, 9, 10, 11, 0, 1, 2, 3});
 }
 
-TEST_CASE("Reshape, Squeeze and Unsqueeze across opsets; scalars are shape [1]", "[unit][graph][convert]") {
+TEST_CASE("Reshape, Squeeze and Unsqueeze across opsets, scalars as shape 1", "[unit][graph][convert]") {
   GraphBuilder b(13);
   b.input("x", iota({2, 3, 4}));
   b.constant("shape", ints({0, -1}));

@@ -20,7 +20,7 @@ TEST_CASE("spearman: ranks, ties and constant samples", "[cpu]") {
   CHECK(search::spearman({1, 2, 2, 3}, {1, 2, 3, 4}) == Approx(4.5 / std::sqrt(4.5 * 5.0)));
 }
 
-TEST_CASE("random cost model: seeded scores in [0, 1)", "[cpu]") {
+TEST_CASE("random cost model: seeded scores from 0 up to 1", "[cpu]") {
   std::vector<search::ProgramFeatures> programs(20);
   search::RandomCostModel a(3), b(3);
   auto sa = a.predict(programs), sb = b.predict(programs);

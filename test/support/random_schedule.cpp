@@ -276,13 +276,14 @@ int64_t emulated_stores(const lower::LoweredFunc& func) {
   return count.stores * dims.blocks() * dims.threads_per_block();
 }
 
-// Whether the GPU lowering passes accept s (launch limits, bindings) and
-// the result emulates in well under a second.
-bool lowers_for(const State& s, const target::Target& target) {
+// s lowered for target, or nullopt where lowering refuses it (a prepacked
+// region that cannot be laid out; on a GPU, launch limits and bindings):
+// checks that State::apply does not make.
+std::optional<lower::LoweredFunc> lowered_for(const State& s, const target::Target& target) {
   try {
-    return emulated_stores(lower::lower(s, "kernel", target)) <= (1 << 18);
+    return lower::lower(s, "kernel", target);
   } catch (const UserError&) {
-    return false;
+    return std::nullopt;
   }
 }
 
@@ -293,7 +294,9 @@ bool gpu_friendly(const State& s, const target::Target& target) {
       if ((st.iters[leaf].annotation == IterAnnotation::Unroll || st.iters[leaf].annotation == IterAnnotation::Vectorize) &&
           st.iters[leaf].extent > 16)
         return false;
-  return lowers_for(s, target);
+  // ... and the result emulates in well under a second.
+  const std::optional<lower::LoweredFunc> f = lowered_for(s, target);
+  return f && emulated_stores(*f) <= (1 << 18);
 }
 
 // Steps accepted by apply and by `keep`, up to num_steps of them.
@@ -315,7 +318,8 @@ State random_steps(State state, std::mt19937_64& rng, int num_steps, bool gpu,
 }  // namespace
 
 State random_schedule(std::shared_ptr<const te::ComputeDAG> dag, std::mt19937_64& rng, int num_steps) {
-  return random_steps(State::initial(std::move(dag)), rng, num_steps, false, cpu_friendly);
+  auto keep = [](const State& s) { return cpu_friendly(s) && lowered_for(s, target::Target{}).has_value(); };
+  return random_steps(State::initial(std::move(dag)), rng, num_steps, false, keep);
 }
 
 State random_gpu_schedule(std::shared_ptr<const te::ComputeDAG> dag, std::mt19937_64& rng, int num_steps,

@@ -1,7 +1,8 @@
 // Random valid schedules of a DAG, for property tests: every state it returns
 // must lower and compute the same values as the unscheduled DAG. It proposes
-// random steps of every kind and keeps those State::apply accepts, so it also
-// exercises the validation of every step. Test support: the search builds
+// random steps of every kind and keeps those State::apply accepts and
+// lowering then accepts (a prepacked region that cannot be laid out is only
+// found there), so it also exercises the validation of every step. Test support: the search builds
 // its states by rules (lib/search), never at random.
 #pragma once
 

@@ -212,7 +212,7 @@ void Emitter::emit_store(const ir::StoreNode* op) {
 
 void Emitter::emit_allocate(const ir::AllocateNode* op) {
   const ir::Buffer& buf = op->buffer;
-  int64_t bytes = buf->num_elements() * ir::dtype_bytes(buf->dtype);
+  int64_t bytes = buf->num_bytes();
   bytes = (bytes + kBufferAlign - 1) / kBufferAlign * kBufferAlign;
   if (bytes <= kMaxStackBytes) {
     // In the entry block, so a loop around the Allocate does not grow the stack.
