@@ -67,4 +67,23 @@ void apply_follow_split(State& s, const FollowSplitStep& step) {
   split_leaf(s, step.stage, step.iter, extent, lengths);
 }
 
+void apply_follow_fused_split(State& s, const FollowFusedSplitStep& step) {
+  user_check(!step.src_steps.empty(), "follow_fused_split has no source steps");
+  int64_t length = 1;
+  for (int src_step : step.src_steps) {
+    user_check(src_step >= 0 && src_step < static_cast<int>(s.history.size()), "follow_fused_split source step ",
+               src_step, " is out of range (", s.history.size(), " steps so far)");
+    const auto* src = std::get_if<SplitStep>(&s.history[src_step]);
+    user_check(src != nullptr, "follow_fused_split source step ", src_step, " is not a split");
+    user_check(step.level >= 0 && step.level < static_cast<int>(src->lengths.size()), "follow_fused_split level ",
+               step.level, " is not a level of source step ", src_step, " (", src->lengths.size(), " lengths)");
+    user_check(src->lengths[step.level] <= (int64_t{1} << 40) / length, "follow_fused_split lengths are too large");
+    length *= src->lengths[step.level];
+  }
+  const Stage& stage = compute_stage(s, step.stage);
+  const int64_t extent = stage.iters[leaf_id_at(stage, step.iter)].extent;
+  const int64_t inner = step.factor ? length : (extent + length - 1) / length;
+  split_leaf(s, step.stage, step.iter, extent, {inner});
+}
+
 }  // namespace tunectl::schedule::detail

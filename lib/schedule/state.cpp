@@ -71,6 +71,7 @@ void dispatch(State& s, const Step& step) {
         using T = std::decay_t<decltype(st)>;
         if constexpr (std::is_same_v<T, SplitStep>) detail::apply_split(s, st);
         else if constexpr (std::is_same_v<T, FollowSplitStep>) detail::apply_follow_split(s, st);
+        else if constexpr (std::is_same_v<T, FollowFusedSplitStep>) detail::apply_follow_fused_split(s, st);
         else if constexpr (std::is_same_v<T, ReorderStep>) detail::apply_reorder(s, st);
         else if constexpr (std::is_same_v<T, FuseStep>) detail::apply_fuse(s, st);
         else if constexpr (std::is_same_v<T, AnnotationStep>) detail::apply_annotation(s, st);

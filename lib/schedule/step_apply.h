@@ -16,6 +16,7 @@ namespace tunectl::schedule::detail {
 
 void apply_split(State& s, const SplitStep& step);
 void apply_follow_split(State& s, const FollowSplitStep& step);
+void apply_follow_fused_split(State& s, const FollowFusedSplitStep& step);
 void apply_reorder(State& s, const ReorderStep& step);
 void apply_fuse(State& s, const FuseStep& step);
 void apply_annotation(State& s, const AnnotationStep& step);

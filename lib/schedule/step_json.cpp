@@ -19,6 +19,8 @@ json step_to_json(const Step& step) {
           return json::array({"SP", st.stage, st.iter, st.extent, st.lengths, st.inner_to_outer});
         else if constexpr (std::is_same_v<T, FollowSplitStep>)
           return json::array({"FSP", st.stage, st.iter, st.src_step, st.n_split});
+        else if constexpr (std::is_same_v<T, FollowFusedSplitStep>)
+          return json::array({"FFSP", st.stage, st.iter, st.src_steps, st.level, st.factor});
         else if constexpr (std::is_same_v<T, ReorderStep>)
           return json::array({"RE", st.stage, st.order});
         else if constexpr (std::is_same_v<T, FuseStep>)
@@ -121,6 +123,10 @@ Step step_from_json(const json& j) {
   if (tag == "FSP") {
     r.expect_size(5);
     return FollowSplitStep{r.int_at(1), r.int_at(2), r.int_at(3), r.int_at(4)};
+  }
+  if (tag == "FFSP") {
+    r.expect_size(6);
+    return FollowFusedSplitStep{r.int_at(1), r.int_at(2), r.int_list_at<int>(3), r.int_at(4), r.bool_at(5)};
   }
   if (tag == "RE") {
     r.expect_size(3);

@@ -2,6 +2,7 @@
 // has a compact JSON array form, tagged as in Ansor's logs:
 //   ["SP", stage, iter, extent, [lengths...], inner_to_outer]   split
 //   ["FSP", stage, iter, src_step, n_split]                    follow split
+//   ["FFSP", stage, iter, [src_steps...], level, factor]       follow fused split
 //   ["RE", stage, [iters...]]                                  reorder
 //   ["FU", stage, [iters...]]                                  fuse (consecutive)
 //   ["AN", stage, iter, "parallel"|"vectorize"|"unroll"|"blockIdx.x"|...]
@@ -46,6 +47,21 @@ struct FollowSplitStep {
   int src_step = 0;
   int n_split = 0;
   bool operator==(const FollowSplitStep&) const = default;
+};
+
+// Split iter in two like the product of several earlier splits at one
+// level (Ansor's FollowFusedSplitStep): length = the product of lengths[level]
+// of every split at history[src_steps]. With factor the inner loop gets
+// length iterations (cooperative fetching: the threads of a block); else the
+// outer loop does. A GPU sketch binds such a loop to the tile's threads, and
+// it keeps following them when a mutation changes the tile.
+struct FollowFusedSplitStep {
+  int stage = 0;
+  int iter = 0;
+  std::vector<int> src_steps;
+  int level = 0;
+  bool factor = true;
+  bool operator==(const FollowFusedSplitStep&) const = default;
 };
 
 // New loop order: a permutation of all leaf positions.
@@ -135,7 +151,7 @@ struct PrepackStep {
   bool operator==(const PrepackStep&) const = default;
 };
 
-using Step = std::variant<SplitStep, FollowSplitStep, ReorderStep, FuseStep, AnnotationStep, ComputeAtStep,
+using Step = std::variant<SplitStep, FollowSplitStep, FollowFusedSplitStep, ReorderStep, FuseStep, AnnotationStep, ComputeAtStep,
                           ComputeInlineStep, ComputeRootStep, CacheReadStep, CacheWriteStep, RfactorStep, PragmaStep,
                           PrepackStep>;
 

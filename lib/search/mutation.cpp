@@ -118,6 +118,7 @@ void shift_positions(std::vector<Step>& h, int from, int stage, int after, int d
           if constexpr (std::is_same_v<T, schedule::ComputeAtStep>) {
             if (s.target_stage == stage) shift(s.target_iter);
           } else if constexpr (std::is_same_v<T, schedule::SplitStep> || std::is_same_v<T, schedule::FollowSplitStep> ||
+                               std::is_same_v<T, schedule::FollowFusedSplitStep> ||
                                std::is_same_v<T, schedule::AnnotationStep> || std::is_same_v<T, schedule::PragmaStep> ||
                                std::is_same_v<T, schedule::RfactorStep>) {
             if (s.stage == stage) shift(s.iter);

@@ -16,6 +16,7 @@ TEST_CASE("every step kind round-trips through JSON", "[unit]") {
   std::vector<Step> steps = {
       SplitStep{2, 1, 64, {4, 8}, true},
       FollowSplitStep{3, 0, 1, 2},
+      FollowFusedSplitStep{3, 0, {1, 4}, 1, true},
       ReorderStep{2, {2, 0, 1}},
       FuseStep{2, {0, 1, 2}},
       AnnotationStep{2, 0, "parallel"},
@@ -35,8 +36,9 @@ TEST_CASE("every step kind round-trips through JSON", "[unit]") {
     CHECK(step_from_json(json::parse(j.dump())) == step);
   }
   CHECK(step_to_json(steps[0]).dump() == R"(["SP",2,1,64,[4,8],true])");
-  CHECK(step_to_json(steps[8]).dump() == R"(["CHR",0,"shared",[2,3]])");
-  CHECK(step_to_json(steps[12]).dump() == R"(["PP",1])");
+  CHECK(step_to_json(steps[2]).dump() == R"(["FFSP",3,0,[1,4],1,true])");
+  CHECK(step_to_json(steps[9]).dump() == R"(["CHR",0,"shared",[2,3]])");
+  CHECK(step_to_json(steps[13]).dump() == R"(["PP",1])");
   CHECK(steps_from_json(steps_to_json(steps)) == steps);
   // Ansor writes booleans as integers.
   CHECK(step_from_json(json::parse(R"(["SP",2,1,64,[4,8],1])")) == steps[0]);

@@ -46,6 +46,9 @@ TEST_CASE("loop step errors", "[unit][error]") {
   require_rejected(s, FollowSplitStep{2, 0, 0, 1}, {"is not a split"});
   s.apply(SplitStep{2, 0, 24, {2}, true});
   require_rejected(s, FollowSplitStep{2, 2, 1, 3}, {"n_split 3"});
+  require_rejected(s, FollowFusedSplitStep{2, 2, {}, 0, true}, {"no source steps"});
+  require_rejected(s, FollowFusedSplitStep{2, 2, {0}, 0, true}, {"source step 0 is not a split"});
+  require_rejected(s, FollowFusedSplitStep{2, 2, {1}, 1, true}, {"level 1 is not a level of source step 1"});
   require_rejected(s, ReorderStep{2, {0, 1, 2}}, {"not a permutation"});
   require_rejected(s, ReorderStep{2, {0, 1, 1, 2}}, {"not a permutation"});
   require_rejected(s, FuseStep{2, {0, 2}}, {"non-consecutive"});

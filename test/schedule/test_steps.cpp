@@ -76,6 +76,29 @@ TEST_CASE("follow_split takes lengths from an earlier split", "[unit]") {
   }
 }
 
+TEST_CASE("follow_fused_split takes the product of several splits at one level", "[unit]") {
+  State s = State::initial(matmul_dag());
+  s.apply(SplitStep{2, 0, 24, {2, 3}, true});  // C_i0 -> 4 x 2 x 3
+  s.apply(SplitStep{2, 3, 20, {5, 2}, true});  // C_i1 -> 2 x 5 x 2
+  s.apply(FuseStep{2, {0, 1, 2}});             // 24
+  SECTION("as the inner loop (factor)") {
+    s.apply(FollowFusedSplitStep{2, 0, {0, 1}, 0, true});  // by 2 x 5 = 10
+    CHECK(s.stages[2].leaf(0).extent == 3);                // ceil(24 / 10)
+    CHECK(s.stages[2].leaf(1).extent == 10);
+  }
+  SECTION("as the outer loop (nparts)") {
+    s.apply(FollowFusedSplitStep{2, 0, {0, 1}, 1, false});  // 3 x 2 = 6 parts
+    CHECK(s.stages[2].leaf(0).extent == 6);
+    CHECK(s.stages[2].leaf(1).extent == 4);
+  }
+  SECTION("it follows when a source split changes") {
+    s.history[0] = SplitStep{2, 0, 24, {4, 3}, true};
+    s.history.push_back(FollowFusedSplitStep{2, 0, {0, 1}, 0, true});
+    State r = replay(s.dag, s.history);
+    CHECK(r.stages[2].leaf(1).extent == 20);  // 4 x 5
+  }
+}
+
 TEST_CASE("reorder permutes the loop nest", "[unit]") {
   State s = State::initial(matmul_dag());
   s.apply(ReorderStep{2, {2, 0, 1}});

@@ -30,7 +30,7 @@ class Proposer {
       case 2:
         return split();
       case 3:
-        return follow_split();
+        return pick(2) == 0 ? follow_split() : follow_fused_split();
       case 4:
         return reorder();
       case 5:
@@ -100,6 +100,18 @@ class Proposer {
     int src = splits[pick(static_cast<int>(splits.size()))];
     int n_max = static_cast<int>(std::get<SplitStep>(s_.history[src]).lengths.size()) + 1;
     return FollowSplitStep{i, pick(static_cast<int>(s_.stages[i].leaves.size())), src, 1 + pick(n_max)};
+  }
+
+  // A split by the product of one level of some earlier splits.
+  std::optional<Step> follow_fused_split() {
+    std::vector<int> splits;
+    for (int k = 0; k < static_cast<int>(s_.history.size()); ++k)
+      if (std::holds_alternative<SplitStep>(s_.history[k])) splits.push_back(k);
+    int i = loop_stage();
+    if (splits.empty() || i < 0) return std::nullopt;
+    std::vector<int> src;
+    for (int k = 1 + pick(2); k > 0; --k) src.push_back(splits[pick(static_cast<int>(splits.size()))]);
+    return FollowFusedSplitStep{i, pick(static_cast<int>(s_.stages[i].leaves.size())), src, pick(2), pick(2) == 0};
   }
 
   std::optional<Step> reorder() {
