@@ -1,5 +1,6 @@
 #include "lower/leaf_loops.h"
 
+#include <algorithm>
 #include <variant>
 
 #include "ir/error.h"
@@ -31,21 +32,58 @@ void set_kind(Loop& loop, IterAnnotation a) {
   internal_fail("unknown iterator annotation");
 }
 
+bool bound_to_hardware(IterAnnotation a) {
+  switch (a) {
+    case IterAnnotation::BlockX:
+    case IterAnnotation::BlockY:
+    case IterAnnotation::BlockZ:
+    case IterAnnotation::ThreadX:
+    case IterAnnotation::ThreadY:
+    case IterAnnotation::ThreadZ:
+    case IterAnnotation::VThread:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Iterators some hardware-bound leaf derives from (through splits and fuses).
+std::vector<bool> feeding_bindings(const schedule::Stage& stage) {
+  std::vector<bool> feeds(stage.iters.size(), false);
+  for (int id : stage.leaves) feeds[id] = bound_to_hardware(stage.iters[id].annotation);
+  for (auto rel = stage.relations.rbegin(); rel != stage.relations.rend(); ++rel) {
+    if (const auto* split = std::get_if<schedule::SplitRelation>(&*rel)) {
+      for (int c : split->children) feeds[split->parent] = feeds[split->parent] || feeds[c];
+    } else {
+      const auto& fuse = std::get<schedule::FuseRelation>(*rel);
+      for (int p : fuse.parents) feeds[p] = feeds[p] || feeds[fuse.child];
+    }
+  }
+  return feeds;
+}
+
 // Loop extent of every iterator, pushed from the root extents through the
-// relations in the order they were made.
+// relations in the order they were made. An inner part of a split covers
+// at most what its parent covers (as TVM's InferBound tightens splits): a
+// stage computed inside its reader's thread loop, tiled at the levels the
+// reader binds, then runs its block, vthread and thread levels once. Parts
+// that lead to a hardware binding keep their length: that is a launch extent
+// (a cooperative fetch uses every thread of its block).
 std::vector<int64_t> propagate_extents(const schedule::Stage& stage, const std::vector<int64_t>& root_extents) {
   std::vector<int64_t> ext(stage.iters.size(), -1);
   for (size_t r = 0; r < root_extents.size(); ++r) ext[r] = root_extents[r];
+  const std::vector<bool> feeds = feeding_bindings(stage);
   for (const schedule::IterRelation& rel : stage.relations) {
     if (const auto* split = std::get_if<schedule::SplitRelation>(&rel)) {
-      int64_t inner = 1;
-      for (size_t k = 1; k < split->children.size(); ++k) {
-        int c = split->children[k];
-        ext[c] = stage.iters[c].extent;
-        inner *= ext[c];
-      }
       internal_check(ext[split->parent] >= 0, "split of an iterator without extent in ", stage.op->name);
-      ext[split->children[0]] = (ext[split->parent] + inner - 1) / inner;
+      int64_t remaining = ext[split->parent];
+      for (size_t k = split->children.size(); k-- > 1;) {
+        const int c = split->children[k];
+        const int64_t length = stage.iters[c].extent;
+        ext[c] = feeds[c] ? length : std::min(remaining, length);
+        remaining = (remaining + length - 1) / length;
+      }
+      ext[split->children[0]] = remaining;
     } else {
       const auto& fuse = std::get<schedule::FuseRelation>(rel);
       int64_t product = 1;

@@ -23,9 +23,11 @@ struct LeafLoops {
 
 // Loops of stage when its root iterators must cover root_extents (the
 // inferred region, which may be smaller than the stage's own extents).
-// Split factors stay as scheduled; the outer part of each split and every
-// fused loop are recomputed from the root extents, so a loop nest may cover
-// more points than asked for (lowering guards those).
+// Split factors stay as scheduled but for an inner part longer than what its
+// parent covers, which shrinks to it (unless it leads to a hardware
+// binding); the outer part of each split and every fused loop are
+// recomputed from the root extents, so a loop nest may cover more points
+// than asked for (lowering guards those).
 LeafLoops make_leaf_loops(const schedule::Stage& stage, const std::vector<int64_t>& root_extents);
 
 }  // namespace tunectl::lower

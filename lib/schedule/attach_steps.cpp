@@ -18,8 +18,8 @@ void apply_compute_at(State& s, const ComputeAtStep& step) {
   user_check(target.attach.kind != AttachKind::Inline, "compute_at onto ", target.op->name,
              ", which is inlined and has no loops");
   int iter = leaf_id_at(target, step.target_iter);
-  user_check(encloses_only_reader(s, step.stage, step.target_stage, iter), "compute_at onto ", target.op->name,
-             ", which does not read ", name, " nor holds its only reader inside that loop");
+  user_check(encloses_readers(s, step.stage, step.target_stage, iter), "compute_at onto ", target.op->name,
+             ", which does not read ", name, " nor holds every reader of it inside that loop");
   stage.attach = Attach{AttachKind::Iter, step.target_stage, iter};
 }
 

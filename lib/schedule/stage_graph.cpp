@@ -36,12 +36,13 @@ bool is_output_stage(const State& s, int i) {
   return std::any_of(outs.begin(), outs.end(), [&](const te::Tensor& t) { return t->buffer.same_as(buf); });
 }
 
-bool encloses_only_reader(const State& s, int producer, int target, int target_iter) {
-  std::vector<int> readers = effective_readers(s, producer);
-  if (readers.size() != 1) return false;
-  // Walk from the reader up its attach chain; on reaching the target, the
-  // chain's loop there must be the attach loop or inside it.
-  int stage = readers[0];
+namespace {
+
+// Whether the reader's computation lies inside loop target_iter of target:
+// it is the target, or its attach chain reaches the target at that loop or
+// inside it.
+bool encloses_reader(const State& s, int reader, int target, int target_iter) {
+  int stage = reader;
   int chain_iter = -1;  // the loop of `stage` the chain passed through; -1: the reader itself
   for (;;) {
     if (stage == target) {
@@ -54,6 +55,15 @@ bool encloses_only_reader(const State& s, int producer, int target, int target_i
     stage = up.target_stage;
     chain_iter = up.target_iter;
   }
+}
+
+}  // namespace
+
+bool encloses_readers(const State& s, int producer, int target, int target_iter) {
+  const std::vector<int> readers = effective_readers(s, producer);
+  return !readers.empty() && std::all_of(readers.begin(), readers.end(), [&](int r) {
+    return encloses_reader(s, r, target, target_iter);
+  });
 }
 
 bool has_attached_stages(const State& s, int i) {
@@ -135,9 +145,9 @@ void validate_attachments(const State& s) {
                ", which is inlined");
     internal_check(target.leaf_position(a.target_iter) >= 0, "stage ", name, " attached to iterator ", a.target_iter,
                    " of ", target.op->name, ", which is not a loop");
-    user_check(encloses_only_reader(s, i, a.target_stage, a.target_iter), "stage ", name, " is attached to ",
+    user_check(encloses_readers(s, i, a.target_stage, a.target_iter), "stage ", name, " is attached to ",
                target.op->name, ", but ", target.op->name,
-               " is not the only stage that reads it nor holds that reader inside the loop");
+               " neither reads it nor holds every reader of it inside the loop");
   }
 }
 

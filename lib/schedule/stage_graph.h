@@ -17,10 +17,10 @@ std::vector<int> effective_readers(const State& s, int producer);
 // Whether the stage's op is an output of the DAG (by buffer identity).
 bool is_output_stage(const State& s, int i);
 // Whether loop target_iter of stage target encloses every computation of
-// the producer's only reader: the target is that reader, or a stage the
-// reader is attached to (transitively) at target_iter or inside it. False
-// when the producer has no reader or several.
-bool encloses_only_reader(const State& s, int producer, int target, int target_iter);
+// every reader of the producer: each reader is the target, or a stage
+// attached to it (transitively) at target_iter or inside it. False when the
+// producer has no reader.
+bool encloses_readers(const State& s, int producer, int target, int target_iter);
 // Whether any stage is attached to a loop of stage i.
 bool has_attached_stages(const State& s, int i);
 

@@ -7,12 +7,12 @@
 
 namespace tunectl::search {
 
-const Lowering& lower_candidate(Candidate& c, double* lowering_seconds) {
+const Lowering& lower_candidate(Candidate& c, const target::Target& target, double* lowering_seconds) {
   if (c.lowering) return *c.lowering;
   auto lowering = std::make_shared<Lowering>();
   const auto start = std::chrono::steady_clock::now();
   try {
-    lowering->func = std::make_shared<const lower::LoweredFunc>(lower::lower(c.state, "kernel"));
+    lowering->func = std::make_shared<const lower::LoweredFunc>(lower::lower(c.state, "kernel", target));
   } catch (const UserError& e) {
     lowering->error = e.what();
   }

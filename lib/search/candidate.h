@@ -28,9 +28,9 @@ struct Candidate {
   std::shared_ptr<const Lowering> lowering;  // null until lower_candidate
 };
 
-// Lowers c.state and extracts its features unless that was done; adds the
-// seconds lower() took to *lowering_seconds when given.
-const Lowering& lower_candidate(Candidate& c, double* lowering_seconds = nullptr);
+// Lowers c.state for target and extracts its features unless that was done;
+// adds the seconds lower() took to *lowering_seconds when given.
+const Lowering& lower_candidate(Candidate& c, const target::Target& target, double* lowering_seconds = nullptr);
 
 // The cost model's view of a lowered candidate (no rows: lowering failed,
 // it predicts as 0).

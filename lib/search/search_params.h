@@ -54,7 +54,28 @@ struct SearchParams {
   // this many chunks per core (a bound, the annotation samples below it).
   int parallel_chunks_per_core = 16;
 
+  // --- GPU annotation (gpu_annotation.cpp) ---
+  // With this probability a tile's threads per block are a multiple of the
+  // warp (whole warps; Roller's hardware alignment), else any count.
+  double gpu_warp_aligned_prob = 0.9;
+  // Outputs one thread accumulates (vthreads x inner tiles over all axes):
+  // they live in registers, 255 at most per thread.
+  int64_t gpu_max_thread_outputs = 64;
+  // Reduction depth of a shared tile (the product of a stage's inner reduce
+  // lengths): with the block's rows and columns it sets the shared memory.
+  int64_t gpu_max_reduce_tile = 32;
+  // Vector lengths of a cooperative fetch (float, float2, float4 loads).
+  std::vector<int64_t> gpu_fetch_vector_lengths = {1, 2, 4};
+  // Ansor's GPU set of auto_unroll_max_step values (for_target puts it in
+  // auto_unroll_configs for a GPU target).
+  std::vector<int> gpu_auto_unroll_configs = {0, 16, 64, 512, 1024};
+  // Draws of one tile's lengths before the last is taken as it is.
+  int gpu_tile_draws = 64;
+
   // --- hardware, from the target (for_target; Ansor's HardwareParams) ---
+  // What candidates are lowered for; its kind picks the sketch rules and
+  // annotation (sketch.h), its GPU facts bound the GPU tiles.
+  target::Target target;
   int64_t vector_lanes = 16;  // fp32 lanes of a vector register (16: AVX-512)
   int cores = 1;              // cores the parallel loops run on
 
@@ -81,6 +102,8 @@ struct SearchParams {
 
 // params with the hardware fields of `target`.
 inline SearchParams for_target(SearchParams params, const target::Target& target) {
+  params.target = target;
+  if (target.kind == target::TargetKind::Cuda) params.auto_unroll_configs = params.gpu_auto_unroll_configs;
   params.vector_lanes = target.vector_lanes;
   params.cores = target.cores;
   return params;

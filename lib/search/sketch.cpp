@@ -1,4 +1,6 @@
-// Sketch generation (sketch.h): the CPU rules of Ansor's sketch policy turn a
+// Sketch generation (sketch.h): the driver, the stage queries every target's
+// rules share (sketch_rules.h), and the CPU rules of Ansor's sketch policy,
+// which turn a
 // ComputeDAG into a few loop structures with placeholder tile sizes, which
 // annotation (sketch_annotation.cpp) completes into the search's initial
 // population. Stages are visited from the last to the first; a rule that
@@ -13,6 +15,7 @@
 #include "ir/substitute.h"
 #include "schedule/stage_graph.h"
 #include "search/sketch.h"
+#include "search/sketch_rules.h"
 
 namespace tunectl::search {
 
@@ -40,39 +43,10 @@ class LoadCollector : public ir::IRVisitor {
   }
 };
 
-// Ansor's NeedsMultiLevelTiling: a reduction where some input is read
-// without one of the output axes, so each value read is reused across that
-// axis (matmul, conv); pooling and row sums read every point once.
-bool has_data_reuse(const te::Tensor& op) {
-  if (op->reduce() == nullptr) return false;
-  LoadCollector c;
-  c.visit(op->body);
-  for (const ir::LoadNode* load : c.loads) {
-    for (const ir::IterVar& axis : op->axes) {
-      bool used = std::any_of(load->indices.begin(), load->indices.end(),
-                              [&](const ir::Expr& e) { return ir::uses_var(e, axis.var); });
-      if (!used && axis.extent > 1) return true;
-    }
-  }
-  return false;
-}
-
 int64_t product(const std::vector<int64_t>& v, size_t begin, size_t end) {
   int64_t p = 1;
   for (size_t k = begin; k < end; ++k) p *= v[k];
   return p;
-}
-
-// The single elementwise reader of stage i that can follow its tiles: same
-// shape, still its untouched root loops, computed at the root. -1 if none.
-int fusible_consumer(const State& s, int i) {
-  std::vector<int> readers = schedule::effective_readers(s, i);
-  if (readers.size() != 1) return -1;
-  const schedule::Stage& c = s.stages[readers[0]];
-  bool ok = c.op->reduce() == nullptr && c.attach.kind == schedule::AttachKind::Root &&
-            c.op->shape() == s.stages[i].op->shape() && c.relations.empty() &&
-            c.leaves.size() == c.op->axes.size();
-  return ok ? readers[0] : -1;
 }
 
 // Multi-level tiling of stage i (fresh loops): placeholder splits, then the
@@ -218,9 +192,9 @@ int stage_index(const State& s, const te::Tensor& op) {
   return -1;
 }
 
-// The states that follow from s by the rules for stage i (s itself when no
-// rule applies or every branch fails to apply).
-std::vector<State> expand(const State& s, int i, const SearchParams& params) {
+}  // namespace
+
+std::vector<State> expand_cpu(const State& s, int i, const SearchParams& params) {
   const schedule::Stage& st = s.stages[i];
   if (st.op->is_placeholder() || st.attach.kind != schedule::AttachKind::Root) return {s};
   std::vector<State> out;
@@ -254,17 +228,54 @@ std::vector<State> expand(const State& s, int i, const SearchParams& params) {
   return out;
 }
 
-}  // namespace
+bool has_data_reuse(const te::Tensor& op) {
+  if (op->reduce() == nullptr) return false;
+  LoadCollector c;
+  c.visit(op->body);
+  for (const ir::LoadNode* load : c.loads) {
+    for (const ir::IterVar& axis : op->axes) {
+      bool used = std::any_of(load->indices.begin(), load->indices.end(),
+                              [&](const ir::Expr& e) { return ir::uses_var(e, axis.var); });
+      if (!used && axis.extent > 1) return true;
+    }
+  }
+  return false;
+}
+
+int fusible_consumer(const State& s, int i) {
+  std::vector<int> readers = schedule::effective_readers(s, i);
+  if (readers.size() != 1) return -1;
+  const schedule::Stage& c = s.stages[readers[0]];
+  bool ok = c.op->reduce() == nullptr && c.attach.kind == schedule::AttachKind::Root &&
+            c.op->shape() == s.stages[i].op->shape() && c.relations.empty() &&
+            c.leaves.size() == c.op->axes.size();
+  return ok ? readers[0] : -1;
+}
+
+std::vector<int> stages_read_by(const State& s, int i) {
+  std::vector<int> out;
+  for (int p = 0; p < i; ++p)
+    if (schedule::reads_directly(s, i, p)) out.push_back(p);
+  return out;
+}
+
+const SketchRules& sketch_rules(const target::Target& target) {
+  static const SketchRules cpu{expand_cpu, [](const State& s) { return s; }, draw_cpu_annotation};
+  static const SketchRules gpu{expand_gpu, finish_gpu_sketch, draw_gpu_annotation};
+  return target.kind == target::TargetKind::Cuda ? gpu : cpu;
+}
 
 std::vector<State> generate_sketches(std::shared_ptr<const te::ComputeDAG> dag, const SearchParams& params) {
+  const SketchRules& rules = sketch_rules(params.target);
   std::vector<State> states{State::initial(dag)};
   for (int k = static_cast<int>(dag->ops().size()) - 1; k >= 0; --k) {
     std::vector<State> next;
     for (const State& s : states)
-      for (State& e : expand(s, stage_index(s, dag->ops()[k]), params))
+      for (State& e : rules.expand(s, stage_index(s, dag->ops()[k]), params))
         if (next.size() < kMaxSketches) next.push_back(std::move(e));
     states = std::move(next);
   }
+  for (State& s : states) s = rules.finish(s);
   return states;
 }
 

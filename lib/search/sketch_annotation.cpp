@@ -1,5 +1,7 @@
-// Random annotation (sketch.h): a sketch's placeholder tile sizes get random
-// factorizations, then each stage gets the CPU annotations (a parallel fused
+// Random annotation (sketch.h): the driver, the tile sampling every target's
+// annotation shares (sketch_rules.h), and the CPU annotation: a sketch's
+// placeholder tile sizes get random factorizations, then each stage gets the
+// CPU annotations (a parallel fused
 // outer loop in root stages, a vectorized innermost loop, an auto-unroll
 // pragma). The result is the initial population of the evolutionary search
 // (task_search.h) and the fresh samples mixed into every round.
@@ -8,54 +10,13 @@
 
 #include "ir/error.h"
 #include "search/sketch.h"
+#include "search/sketch_rules.h"
 
 namespace tunectl::search {
 
 namespace {
 
 using schedule::State;
-
-int pick(std::mt19937_64& rng, size_t n) {
-  return std::uniform_int_distribution<int>(0, static_cast<int>(n) - 1)(rng);
-}
-
-std::vector<int64_t> divisors(int64_t n, int64_t max) {
-  std::vector<int64_t> d;
-  for (int64_t k = 1; k <= std::min(n, max); ++k)
-    if (n % k == 0) d.push_back(k);
-  return d;
-}
-
-// Inner lengths (outer to inner) of a k-way tile of extent, like Ansor's
-// SampleTileSize: mostly a factorization into divisors; now and then a
-// non-dividing factor (guarded loops). Their product never exceeds extent.
-// The innermost length is at most max_innermost; with align > 0 it is a
-// multiple of align when extent has such a divisor within that bound.
-std::vector<int64_t> sample_lengths(int64_t extent, size_t k, int64_t align, int64_t max_innermost,
-                                    std::mt19937_64& rng) {
-  std::vector<int64_t> lengths(k, 1);
-  int64_t remaining = extent;
-  for (size_t j = k; j-- > 0;) {
-    int64_t max = j + 1 == k ? max_innermost : remaining;
-    int64_t f;
-    std::vector<int64_t> aligned;
-    if (j + 1 == k && align > 0) {
-      for (int64_t d : divisors(remaining, max))
-        if (d % align == 0) aligned.push_back(d);
-    }
-    if (!aligned.empty()) {
-      f = aligned[pick(rng, aligned.size())];
-    } else if (pick(rng, 8) == 0) {
-      f = std::uniform_int_distribution<int64_t>(1, std::max<int64_t>(1, std::min(remaining, max)))(rng);
-    } else {
-      std::vector<int64_t> d = divisors(remaining, max);
-      f = d[pick(rng, d.size())];
-    }
-    lengths[j] = f;
-    remaining /= f;
-  }
-  return lengths;
-}
 
 bool attached_at(const State& s, int stage, int iter_id) {
   return std::any_of(s.stages.begin(), s.stages.end(), [&](const schedule::Stage& st) {
@@ -112,8 +73,6 @@ void parallelize(State& s, int i, std::mt19937_64& rng, int64_t bound) {
   if (s.stages[i].leaf(0).extent > 1) s.apply(schedule::AnnotationStep{i, 0, "parallel"});
 }
 
-bool chance(std::mt19937_64& rng, double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; }
-
 // Fills the placeholder splits of one stage (history indices, in history
 // order). Multi-level tiles (more than one length) are spatial when they have
 // the most lengths; sketch.cpp splits a stage's axes from the last to the
@@ -144,9 +103,9 @@ void fill_stage_splits(std::vector<schedule::Step>& history, const std::vector<s
   }
 }
 
-// A complete state drawn from sketch, or nullopt when a step of the draw
-// does not apply.
-std::optional<State> draw_annotation(const State& sketch, std::mt19937_64& rng, const SearchParams& params) {
+}  // namespace
+
+std::optional<State> draw_cpu_annotation(const State& sketch, std::mt19937_64& rng, const SearchParams& params) {
   std::vector<schedule::Step> history = sketch.history;
   std::map<int, std::vector<size_t>> splits_by_stage;
   for (size_t h = 0; h < history.size(); ++h)
@@ -162,26 +121,65 @@ std::optional<State> draw_annotation(const State& sketch, std::mt19937_64& rng, 
       if (!active(s.stages[i])) continue;
       vectorize(s, i, rng, params);
       if (s.stages[i].attach.kind == schedule::AttachKind::Root) parallelize(s, i, rng, bound);
-      const std::vector<int>& configs = params.auto_unroll_configs;
-      if (!configs.empty()) {
-        int n = configs[pick(rng, configs.size())];
-        if (n > 0) s.apply(schedule::PragmaStep{i, 0, "auto_unroll_max_step$" + std::to_string(n)});
-      }
+      add_auto_unroll(s, i, rng, params.auto_unroll_configs);
     }
   });
 }
 
-}  // namespace
+int pick(std::mt19937_64& rng, size_t n) {
+  return std::uniform_int_distribution<int>(0, static_cast<int>(n) - 1)(rng);
+}
+
+std::vector<int64_t> divisors(int64_t n, int64_t max) {
+  std::vector<int64_t> d;
+  for (int64_t k = 1; k <= std::min(n, max); ++k)
+    if (n % k == 0) d.push_back(k);
+  return d;
+}
+
+std::vector<int64_t> sample_lengths(int64_t extent, size_t k, int64_t align, int64_t max_innermost,
+                                    std::mt19937_64& rng) {
+  std::vector<int64_t> lengths(k, 1);
+  int64_t remaining = extent;
+  for (size_t j = k; j-- > 0;) {
+    int64_t max = j + 1 == k ? max_innermost : remaining;
+    int64_t f;
+    std::vector<int64_t> aligned;
+    if (j + 1 == k && align > 0) {
+      for (int64_t d : divisors(remaining, max))
+        if (d % align == 0) aligned.push_back(d);
+    }
+    if (!aligned.empty()) {
+      f = aligned[pick(rng, aligned.size())];
+    } else if (pick(rng, 8) == 0) {
+      f = std::uniform_int_distribution<int64_t>(1, std::max<int64_t>(1, std::min(remaining, max)))(rng);
+    } else {
+      std::vector<int64_t> d = divisors(remaining, max);
+      f = d[pick(rng, d.size())];
+    }
+    lengths[j] = f;
+    remaining /= f;
+  }
+  return lengths;
+}
+
+bool chance(std::mt19937_64& rng, double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; }
+
+void add_auto_unroll(State& s, int i, std::mt19937_64& rng, const std::vector<int>& configs) {
+  if (configs.empty()) return;
+  const int n = configs[pick(rng, configs.size())];
+  if (n > 0) s.apply(schedule::PragmaStep{i, 0, "auto_unroll_max_step$" + std::to_string(n)});
+}
 
 std::optional<Candidate> annotate_randomly(const State& sketch, std::mt19937_64& rng, const SearchParams& params,
                                            double* lowering_seconds) {
   for (int attempt = 0; attempt < std::max(1, params.max_retries); ++attempt) {
-    std::optional<State> s = draw_annotation(sketch, rng, params);
+    std::optional<State> s = sketch_rules(params.target).draw_annotation(sketch, rng, params);
     if (!s) continue;
     // Steps apply one by one; lowering also checks what only the whole state
     // shows (bound inference across attach points), and its result is kept.
     Candidate c{std::move(*s), nullptr};
-    if (lower_candidate(c, lowering_seconds).func) return c;
+    if (lower_candidate(c, params.target, lowering_seconds).func) return c;
   }
   return std::nullopt;
 }

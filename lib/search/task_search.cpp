@@ -26,8 +26,8 @@ std::string state_key(const schedule::State& s) { return schedule::steps_to_json
 // (so ties break the same way on every run).
 class ScoreTable {
  public:
-  ScoreTable(CostModel& model, int task_id, double& lowering_seconds)
-      : model_(model), task_id_(task_id), lowering_seconds_(lowering_seconds) {}
+  ScoreTable(CostModel& model, int task_id, const target::Target& target, double& lowering_seconds)
+      : model_(model), task_id_(task_id), target_(target), lowering_seconds_(lowering_seconds) {}
 
   // Scores of candidates (lowering, featurizing and predicting only the ones
   // not seen). Candidates seen before get the lowering already made.
@@ -42,7 +42,7 @@ class ScoreTable {
         if (!c.lowering) c.lowering = entries_[seen->second].candidate.lowering;
         continue;
       }
-      lower_candidate(c, &lowering_seconds_);
+      lower_candidate(c, target_, &lowering_seconds_);
       index_.emplace(keys.back(), entries_.size());
       fresh_entries.push_back(entries_.size());
       entries_.push_back({keys.back(), c, 0.0});
@@ -77,6 +77,7 @@ class ScoreTable {
  private:
   CostModel& model_;
   int task_id_;
+  const target::Target& target_;
   double& lowering_seconds_;
   std::vector<Entry> entries_;
   std::map<std::string, size_t> index_;
@@ -100,9 +101,9 @@ std::vector<int> select_parents(const std::vector<double>& scores, int n, std::m
 
 }  // namespace
 
-ProgramFeatures program_features(const schedule::State& state, int task_id) {
+ProgramFeatures program_features(const schedule::State& state, int task_id, const target::Target& target) {
   Candidate c{state, nullptr};
-  lower_candidate(c);
+  lower_candidate(c, target);
   return candidate_features(c, task_id);
 }
 
@@ -113,7 +114,7 @@ TaskSearch::TaskSearch(std::shared_ptr<const te::ComputeDAG> dag, int task_id, S
 
 std::vector<Candidate> TaskSearch::next_batch(int n, CostModel& model,
                                               const std::function<bool(const schedule::State&)>& already_measured) {
-  ScoreTable table(model, task_id_, lowering_seconds_);
+  ScoreTable table(model, task_id_, params_.target, lowering_seconds_);
   std::vector<Candidate> population;
   for (const auto& [cost, c] : best_measured_) population.push_back(c);
   int fresh = std::max(0, params_.population - static_cast<int>(population.size()));

@@ -21,9 +21,9 @@
 
 namespace tunectl::search {
 
-// The cost model's view of a state: lower + extract_features. A state that
-// fails to lower gets no rows (predicts as 0).
-ProgramFeatures program_features(const schedule::State& state, int task_id);
+// The cost model's view of a state: lower for target + extract_features. A
+// state that fails to lower gets no rows (predicts as 0).
+ProgramFeatures program_features(const schedule::State& state, int task_id, const target::Target& target);
 
 class TaskSearch {
  public:

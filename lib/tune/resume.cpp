@@ -24,7 +24,7 @@ std::vector<double> best_cost_history(const std::vector<double>& costs, int chun
 }
 
 ResumeState resume_from_log(const std::vector<log::Record>& records, const std::vector<tasks::Task>& tasks,
-                            int measures_per_round) {
+                            int measures_per_round, const target::Target& target) {
   ResumeState out;
   out.tasks.resize(tasks.size());
   std::map<std::string, size_t> index_of;
@@ -44,7 +44,7 @@ ResumeState resume_from_log(const std::vector<log::Record>& records, const std::
     costs[t].push_back(cost);
     try {
       schedule::State state = schedule::replay(tasks[t].dag, r.steps);
-      out.features.push_back(search::program_features(state, static_cast<int>(t)));
+      out.features.push_back(search::program_features(state, static_cast<int>(t), target));
       out.throughputs.push_back(r.result.ok() && cost > 0 ? tasks[t].flops / cost : 0.0);
       rt.measured.emplace_back(std::move(state), cost);
     } catch (const UserError& e) {

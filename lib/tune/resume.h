@@ -14,6 +14,7 @@
 #include "log/record.h"
 #include "schedule/state.h"
 #include "search/cost_model.h"
+#include "target/target.h"
 #include "tasks/extract.h"
 
 namespace tunectl::tune {
@@ -42,9 +43,9 @@ struct ResumeState {
 // `chunk` costs (the last chunk may be shorter); empty for no costs.
 std::vector<double> best_cost_history(const std::vector<double>& costs, int chunk);
 
-// What records (the whole log; records of other tasks are ignored) say about
-// tasks. Records with a program key seen before count once.
+// What records of `target` (the whole log; records of other tasks are
+// ignored) say about tasks. Records with a program key seen before count once.
 ResumeState resume_from_log(const std::vector<log::Record>& records, const std::vector<tasks::Task>& tasks,
-                            int measures_per_round);
+                            int measures_per_round, const target::Target& target);
 
 }  // namespace tunectl::tune

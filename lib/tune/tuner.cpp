@@ -103,7 +103,7 @@ void Tuner::resume() {
   const std::string target = backend_->target().str();
   const std::string note = log::other_targets_note(contents.records, target);
   if (!note.empty()) warn(summary_, o_.log_path + ": " + note);
-  ResumeState state = resume_from_log(log::records_for_target(contents.records, target), tasks_, o_.measures_per_round);
+  ResumeState state = resume_from_log(log::records_for_target(contents.records, target), tasks_, o_.measures_per_round, backend_->target());
   for (const std::string& w : state.warnings) warn(summary_, w);
   measured_ = std::move(state.measured_keys);
   summary_.resumed_trials = state.trials;

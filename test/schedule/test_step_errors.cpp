@@ -83,7 +83,7 @@ TEST_CASE("attach step errors", "[unit][error]") {
   require_rejected(s, CacheWriteStep{conv, "local"}, {"attached to its loops"});
   require_rejected(s, RfactorStep{conv, 4, 0}, {"attached to its loops"});
   // cache_read of pad for conv leaves conv_pad.local as pad's only reader.
-  require_rejected(s, CacheReadStep{pad, "local", {conv}}, {"conv_pad is attached to conv", "only stage"});
+  require_rejected(s, CacheReadStep{pad, "local", {conv}}, {"conv_pad is attached to conv", "neither reads it nor holds every reader"});
   s.apply(ComputeRootStep{pad});
 
   // An inlined stage has no loops; through it, conv still reads data.
@@ -124,11 +124,25 @@ TEST_CASE("compute_at onto the stage its reader is computed inside, at an enclos
   CHECK(max_output_error(s) < 1e-5);
   // mm moved outside the copy's loop would read it before it exists.
   s.apply(ComputeAtStep{bl, out, 1});
-  require_rejected(s, ComputeAtStep{mm, out, 0}, {"B.local is attached to out", "nor holds that reader inside"});
+  require_rejected(s, ComputeAtStep{mm, out, 0}, {"B.local is attached to out", "nor holds every reader of it inside"});
   require_rejected(s, ComputeRootStep{mm}, {"B.local is attached to out"});
   s.apply(ComputeRootStep{bl});
   s.apply(ComputeRootStep{mm});
-  require_rejected(s, ComputeAtStep{bl, out, 0}, {"does not read B.local nor holds its only reader"});
+  require_rejected(s, ComputeAtStep{bl, out, 0}, {"does not read B.local nor holds every reader"});
+}
+
+TEST_CASE("compute_at of a stage with several readers at a loop enclosing them all", "[unit]") {
+  // softmax_max is read by softmax_expsum and by softmax itself.
+  State s = State::initial(softmax_dag());
+  const int mx = stage_index(s, "softmax_max"), sum = stage_index(s, "softmax_expsum"), out = stage_index(s, "softmax");
+  require_rejected(s, ComputeAtStep{mx, sum, 0}, {"nor holds every reader of it inside that loop"});
+  s.apply(ComputeAtStep{sum, out, 0});
+  s.apply(ComputeAtStep{mx, out, 0});
+  CHECK(s.stages[mx].attach.target_stage == out);
+  CHECK(max_output_error(s) < 1e-4);
+  // Inside the row loop but outside the column loop: the sum, which reads
+  // the max, would then be computed before it.
+  require_rejected(s, ComputeAtStep{mx, out, 1}, {"nor holds every reader of it"});
 }
 
 TEST_CASE("cache and rfactor step errors", "[unit][error]") {

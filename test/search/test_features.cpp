@@ -111,12 +111,12 @@ TEST_CASE("features: vector lanes and parallel extent of a matmul", "[cpu]") {
 }
 
 TEST_CASE("features: guards of a non-dividing split bound the executions", "[cpu]") {
-  // k (64) split by [32, 4]: 1 x 32 x 4 = 128 iterations, half of them
-  // guarded off by k.1 * 4 + k.2 < 64.
+  // k (64) split by [3, 4]: 6 x 3 x 4 = 72 iterations, 8 of them guarded
+  // off by (k.0 * 3 + k.1) * 4 + k.2 < 64.
   auto dag = matmul_dag(64);
-  auto state = apply_steps(dag, nlohmann::json::parse(R"([["SP", 2, 2, 64, [32, 4], true]])"));
+  auto state = apply_steps(dag, nlohmann::json::parse(R"([["SP", 2, 2, 64, [3, 4], true]])"));
   auto row = update_row(search::extract_features(lower::lower(state, "k")));
-  CHECK(row[column("trip_product")] == encoded(64.0 * 64 * 128));
+  CHECK(row[column("trip_product")] == encoded(64.0 * 64 * 72));
   CHECK(row[column("exec_product")] == encoded(64.0 * 64 * 64));
   CHECK(row[column("float_mul")] == encoded(64.0 * 64 * 64));
   CHECK(row[column("guard_ops")] > 0.0f);

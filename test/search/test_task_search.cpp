@@ -40,7 +40,7 @@ const auto nothing_measured = [](const schedule::State&) { return false; };
 
 TEST_CASE("program_features: one row per store of the lowered state", "[task_search][cpu]") {
   auto dag = matmul_dag(16, 16, 16);
-  search::ProgramFeatures f = search::program_features(schedule::State::initial(dag), 7);
+  search::ProgramFeatures f = search::program_features(schedule::State::initial(dag), 7, target::Target{});
   CHECK(f.task_id == 7);
   REQUIRE_FALSE(f.rows.empty());
   for (const auto& row : f.rows) CHECK(row.size() == search::feature_names().size());
@@ -60,7 +60,7 @@ TEST_CASE("next_batch: distinct valid unmeasured states, deterministic per seed"
     // Each comes lowered once, and that lowering is the state's.
     REQUIRE(c.lowering != nullptr);
     REQUIRE(c.lowering->func != nullptr);
-    CHECK(search::candidate_features(c, 0).rows == search::program_features(c.state, 0).rows);
+    CHECK(search::candidate_features(c, 0).rows == search::program_features(c.state, 0, target::Target{}).rows);
   }
   CHECK(keys.size() == batch_a.size());
   REQUIRE(batch_b.size() == batch_a.size());

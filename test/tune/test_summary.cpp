@@ -141,7 +141,7 @@ TEST_CASE("resume counts each program once, ignores other tasks and skips what d
       record(mm, {}, 2e-3),           record(mm, split, 1e-3), record(mm, split, 5e-4),  // a duplicate
       record(mm, bad, kInf),          record(mm, bad2, 3e-3),                          // error; ok but broken
       record(other, {}, 1e-6),        record(tasks[1], {}, 4e-4)};
-  tune::ResumeState s = tune::resume_from_log(records, tasks, 2);
+  tune::ResumeState s = tune::resume_from_log(records, tasks, 2, target::Target{});
   CHECK(s.trials == 5);
   CHECK(s.measured_keys.size() == 5);
   REQUIRE(s.tasks.size() == 2);

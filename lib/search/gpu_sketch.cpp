@@ -1,0 +1,207 @@
+// The GPU sketch rules (sketch_rules.h; Ansor's GPU policy, ALGORITHMS.md).
+// A task is one kernel, so every stage ends up either inlined, computed per
+// thread inside its reader's thread loop, or as an output spread over
+// blocks and threads. Rules, from the last stage to the first:
+//   always-inline       an elementwise stage that is not an output is inlined
+//   multi-level tiling  an output reduction with data reuse (or one whose
+//                       only reader is an elementwise output, fused) gets
+//                       SSSRRSRS tiles: the output's first three spatial
+//                       levels fused and bound to blockIdx.x, vthread and
+//                       threadIdx.x, the reduction computed per thread at
+//                       the thread loop (a local cache-write stage when no
+//                       elementwise consumer takes the output), and every
+//                       input it reads cached in shared memory at the
+//                       outermost reduce tile, fetched cooperatively: the
+//                       cache's loops fused, split by the tile's threads
+//                       (FollowFusedSplit, so mutations keep it in step) and
+//                       by a vector length, bound to threadIdx.x
+// and once every stage is visited (finish_gpu_sketch), from the last stage
+// to the first again:
+//   thread binding      any other output: its spatial loops fused, split by
+//                       a thread count, bound to blockIdx.x and threadIdx.x
+//   per-thread compute  any other stage is computed inside its reader's
+//                       thread loop
+// (Binding comes last so that an elementwise output is still untouched when
+// the tiled stage it consumes is visited, and can follow its tiles.)
+// Tile lengths, thread counts and vector lengths are placeholders of length
+// 1 that annotation (gpu_annotation.cpp) draws.
+#include <algorithm>
+#include <functional>
+#include <optional>
+
+#include "ir/error.h"
+#include "schedule/stage_graph.h"
+#include "search/sketch_rules.h"
+
+namespace tunectl::search {
+
+namespace {
+
+using schedule::State;
+
+// Tile levels of "SSSRRSRS": each spatial axis splits into five loops
+// (block, vthread, thread, two inner levels), each reduce axis into three.
+constexpr int kSpatialLengths = 4;
+constexpr int kReduceLengths = 2;
+// The spatial levels the output follows: block, vthread, thread, the rest.
+constexpr int kBoundLevels = 3;
+
+// Binds an output stage's leading loops: positions 0..n-1 hold the axes of
+// each level in turn (`levels` of them, n axes each); each level is fused
+// into one loop and bound to tags[level].
+void fuse_and_bind_levels(State& s, int i, int n, const std::vector<const char*>& tags) {
+  for (int level = 0; level < static_cast<int>(tags.size()); ++level) {
+    if (n > 1) {
+      std::vector<int> iters;
+      for (int a = 0; a < n; ++a) iters.push_back(level + a);
+      s.apply(schedule::FuseStep{i, iters});
+    }
+    s.apply(schedule::AnnotationStep{i, level, tags[level]});
+  }
+}
+
+// The thread-bound loop inside which a reader of stage r computes: its own
+// threadIdx.x loop when r is bound, else where r itself is computed.
+std::pair<int, int> thread_point(const State& s, int r) {
+  const schedule::Stage& st = s.stages[r];
+  if (st.attach.kind == schedule::AttachKind::Iter)
+    return {st.attach.target_stage, s.stages[st.attach.target_stage].leaf_position(st.attach.target_iter)};
+  for (int p = static_cast<int>(st.leaves.size()) - 1; p >= 0; --p)
+    if (st.leaf(p).annotation == schedule::IterAnnotation::ThreadX) return {r, p};
+  return {-1, -1};
+}
+
+// SSSRRSRS tiles of stage i, computed at the thread loop of its output c,
+// which follows the tile's first three spatial levels; then a shared cache
+// of every input i reads, fetched cooperatively at i's outermost reduce tile.
+void tile_for_gpu(State& s, int i, int c) {
+  const int n_spatial = static_cast<int>(s.stages[i].op->axes.size());
+  const int n = static_cast<int>(s.stages[i].leaves.size());
+  const int n_reduce = n - n_spatial;
+  std::vector<int> spatial_splits(n_spatial);
+  for (int p = n - 1; p >= 0; --p) {
+    const bool spatial = p < n_spatial;
+    if (spatial) spatial_splits[p] = static_cast<int>(s.history.size());
+    s.apply(schedule::SplitStep{i, p, s.stages[i].leaf(p).extent,
+                                std::vector<int64_t>(spatial ? kSpatialLengths : kReduceLengths, 1), true});
+  }
+  // Axis a's parts sit at base(a) + level.
+  auto pos = [&](int axis, int level) {
+    const int before_spatial = std::min(axis, n_spatial);
+    return before_spatial * (kSpatialLengths + 1) + (axis - before_spatial) * (kReduceLengths + 1) + level;
+  };
+  std::vector<int> order;
+  auto spatial_level = [&](int level) {
+    for (int a = 0; a < n_spatial; ++a) order.push_back(pos(a, level));
+  };
+  auto reduce_level = [&](int level) {
+    for (int a = n_spatial; a < n; ++a) order.push_back(pos(a, level));
+  };
+  spatial_level(0);
+  spatial_level(1);
+  spatial_level(2);
+  reduce_level(0);
+  reduce_level(1);
+  spatial_level(3);
+  reduce_level(2);
+  spatial_level(4);
+  s.apply(schedule::ReorderStep{i, order});
+
+  // The output: block, vthread, thread parts of every axis, then the rest.
+  for (int a = n_spatial - 1; a >= 0; --a) s.apply(schedule::FollowSplitStep{c, a, spatial_splits[a], kBoundLevels});
+  std::vector<int> c_order;
+  for (int level = 0; level <= kBoundLevels; ++level)
+    for (int a = 0; a < n_spatial; ++a) c_order.push_back(a * (kBoundLevels + 1) + level);
+  s.apply(schedule::ReorderStep{c, c_order});
+  fuse_and_bind_levels(s, c, n_spatial, {"blockIdx.x", "vthread", "threadIdx.x"});
+  s.apply(schedule::ComputeAtStep{i, c, 2});
+
+  // Shared caches, last input first so the earlier inputs keep their
+  // indices; each inserted stage moves i one on.
+  const int outer_reduce = 3 * n_spatial + n_reduce - 1;
+  std::vector<int> inputs = stages_read_by(s, i);
+  for (auto it = inputs.rbegin(); it != inputs.rend(); ++it) {
+    const int p = *it;
+    s.apply(schedule::CacheReadStep{p, "shared", {i}});
+    ++i;
+    const int cache = p + 1;
+    s.apply(schedule::ComputeAtStep{cache, i, outer_reduce});
+    // Cooperative fetch: fused, split by a vector length (placeholder), the
+    // outer part split by the tile's threads and bound to them.
+    const int dims = static_cast<int>(s.stages[cache].leaves.size());
+    if (dims > 1) {
+      std::vector<int> all;
+      for (int k = 0; k < dims; ++k) all.push_back(k);
+      s.apply(schedule::FuseStep{cache, all});
+    }
+    s.apply(schedule::SplitStep{cache, 0, s.stages[cache].leaf(0).extent, {1}, true});
+    s.apply(schedule::FollowFusedSplitStep{cache, 0, spatial_splits, 1, true});
+    s.apply(schedule::AnnotationStep{cache, 1, "threadIdx.x"});
+  }
+}
+
+// An output without tiles: its spatial loops fused and split by a thread
+// count (placeholder), bound to blocks and threads; reduce loops stay in
+// each thread.
+void bind_threads(State& s, int i) {
+  const schedule::Stage& st = s.stages[i];
+  std::vector<int> space;
+  for (int p = 0; p < static_cast<int>(st.leaves.size()) && st.leaf(p).kind == ir::IterKind::Spatial; ++p)
+    space.push_back(p);
+  if (space.empty()) return;  // a scalar: one thread
+  if (space.size() > 1) s.apply(schedule::FuseStep{i, space});
+  s.apply(schedule::SplitStep{i, 0, s.stages[i].leaf(0).extent, {1}, true});
+  s.apply(schedule::AnnotationStep{i, 0, "blockIdx.x"});
+  s.apply(schedule::AnnotationStep{i, 1, "threadIdx.x"});
+}
+
+}  // namespace
+
+std::vector<State> expand_gpu(const State& s, int i, const SearchParams&) {
+  const schedule::Stage& st = s.stages[i];
+  if (st.op->is_placeholder() || st.attach.kind != schedule::AttachKind::Root) return {s};
+  std::vector<State> out;
+  auto branch = [&](const std::function<void(State&)>& rule) {
+    if (std::optional<State> next = schedule::try_edit(s, rule)) out.push_back(std::move(*next));
+  };
+  const bool output = schedule::is_output_stage(s, i);
+  if (st.op->reduce() == nullptr && !output) {
+    branch([&](State& n) { n.apply(schedule::ComputeInlineStep{i}); });
+  } else if (has_data_reuse(st.op)) {
+    const int c = fusible_consumer(s, i);
+    if (c >= 0 && schedule::is_output_stage(s, c)) {
+      branch([&](State& n) { tile_for_gpu(n, i, c); });
+    } else if (output) {
+      branch([&](State& n) {
+        n.apply(schedule::CacheWriteStep{i, "local"});
+        tile_for_gpu(n, i, i + 1);
+      });
+    }
+  }
+  if (out.empty()) out.push_back(s);
+  return out;
+}
+
+State finish_gpu_sketch(const State& s) {
+  State out = s;
+  for (int i = static_cast<int>(out.stages.size()) - 1; i >= 0; --i) {
+    const schedule::Stage& st = out.stages[i];
+    if (st.op->is_placeholder() || st.attach.kind != schedule::AttachKind::Root) continue;
+    const bool bound = std::any_of(st.leaves.begin(), st.leaves.end(), [&](int id) {
+      return st.iters[id].annotation != schedule::IterAnnotation::None;
+    });
+    std::optional<State> next;
+    if (schedule::is_output_stage(out, i)) {
+      if (!bound) next = schedule::try_edit(out, [&](State& n) { bind_threads(n, i); });
+    } else if (const std::vector<int> readers = schedule::effective_readers(out, i); !readers.empty()) {
+      // Computed per thread where its first reader computes.
+      const auto [target, position] = thread_point(out, readers.front());
+      if (target >= 0)
+        next = schedule::try_edit(out, [&](State& n) { n.apply(schedule::ComputeAtStep{i, target, position}); });
+    }
+    if (next) out = std::move(*next);
+  }
+  return out;
+}
+
+}  // namespace tunectl::search

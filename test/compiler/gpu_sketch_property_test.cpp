@@ -1,0 +1,83 @@
+// The GPU search's programs are correct by construction, checked without a
+// GPU: for every operator in ops/ on its test shapes and every task of the
+// shipped model, every GPU sketch and
+// random annotations of each (the search's initial population and its fresh
+// samples) lower for CUDA, compile with NVRTC for sm_80 and sm_90, and
+// compute the reference's output in the GPU emulator and as CUDA C run on
+// the CPU (gpu_program_checks.h).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <memory>
+#include <random>
+
+#include "codegen/cuda/nvrtc.h"
+#include "graph/import.h"
+#include "graph/partition.h"
+#include "graph/passes.h"
+#include "gpu_program_checks.h"
+#include "ops/registry.h"
+#include "per_op_tests.h"
+#include "search/sketch.h"
+#include "support/gpu_schedules.h"
+#include "tasks/extract.h"
+
+using namespace tunectl;
+
+namespace {
+
+constexpr int kAnnotationsPerSketch = 4;
+
+// Every GPU sketch of dag and random annotations of each.
+void check_dag(const std::shared_ptr<const te::ComputeDAG>& dag, uint64_t seed) {
+  std::string why;
+  // The CUDA Toolkit is on every machine that runs the tests (README).
+  if (!codegen::cuda::nvrtc_available(&why)) FAIL(why);
+  const search::SearchParams params = search::for_target({}, schedule::cuda_target());
+  const std::vector<schedule::State> sketches = search::generate_sketches(dag, params);
+  REQUIRE(!sketches.empty());
+  std::vector<testing::GpuProgram> programs;
+  std::mt19937_64 rng(seed);
+  for (const schedule::State& sketch : sketches) {
+    INFO("sketch:\n" << sketch.to_string());
+    // Placeholder lengths of 1 are a program too: one thread per block.
+    programs.push_back({sketch, lower::lower(sketch, "k" + std::to_string(programs.size()), params.target)});
+    int annotated = 0;
+    for (int k = 0; k < kAnnotationsPerSketch; ++k) {
+      std::optional<search::Candidate> c = search::annotate_randomly(sketch, rng, params);
+      if (!c) continue;
+      ++annotated;
+      programs.push_back({c->state, lower::lower(c->state, "k" + std::to_string(programs.size()), params.target)});
+    }
+    // Annotation must find launchable programs, not give up.
+    CHECK(annotated >= kAnnotationsPerSketch / 2);
+  }
+  for (size_t i = 0; i < programs.size(); ++i) testing::check_in_emulator(*dag, programs[i], 1 + i);
+  testing::check_on_host(*dag, programs);
+  testing::check_compiles(programs);
+}
+
+void check_op(const std::string& op) {
+  uint64_t seed = 7000;
+  for (const auto& config : ops::test_configs(op)) {
+    INFO(op << " " << config.dump());
+    check_dag(std::make_shared<const te::ComputeDAG>(ops::make_op_dag(op, config)), seed++);
+  }
+}
+
+const bool registered = testing::register_per_op_tests(
+    "GPU sketches and annotations compile and compute the reference: ", "[gpu-emulator][property][slow]", check_op);
+
+}  // namespace
+
+TEST_CASE("GPU sketches and annotations of the shipped model's tasks compute the reference", "[gpu-emulator][property][slow]") {
+  const std::filesystem::path model = std::filesystem::path(TUNECTL_SOURCE_DIR) / "models" / "small_cnn.onnx";
+  const std::vector<tasks::Task> tasks =
+      tasks::extract_tasks(graph::partition(graph::simplify_graph(graph::import_onnx(model.string()))));
+  REQUIRE(tasks.size() >= 3);
+  uint64_t seed = 8000;
+  for (const tasks::Task& t : tasks) {
+    INFO(t.name);
+    check_dag(t.dag, seed++);
+  }
+}

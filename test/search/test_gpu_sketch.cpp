@@ -1,0 +1,129 @@
+// The GPU sketch rules and annotation (search/sketch_rules.h) make the
+// structures they promise: SSSRRSRS tiles bound to blocks, vthreads and
+// threads with shared caches fetched cooperatively, every other stage inside
+// the output's thread loop, tiles within the target's limits, and fetches
+// that follow their tile through mutation. (That every GPU sketch and
+// annotation computes the reference is test/compiler's GPU property test.)
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "ops/registry.h"
+#include "search/mutation.h"
+#include "search/sketch.h"
+#include "support/gpu_schedules.h"
+
+using namespace tunectl;
+
+namespace {
+
+using schedule::IterAnnotation;
+using schedule::State;
+
+search::SearchParams gpu_params() { return search::for_target({}, schedule::cuda_target("sm_90")); }
+
+std::shared_ptr<const te::ComputeDAG> op_dag(const std::string& op, const nlohmann::json& config) {
+  return std::make_shared<const te::ComputeDAG>(ops::make_op_dag(op, config));
+}
+
+int64_t extent_bound_to(const schedule::Stage& st, IterAnnotation a) {
+  for (int id : st.leaves)
+    if (st.iters[id].annotation == a) return st.iters[id].extent;
+  return 0;
+}
+
+// Whether stage i runs inside stage `out`'s thread loop (transitively).
+bool inside_thread_loop(const State& s, int i, int out) {
+  for (int st = i; s.stages[st].attach.kind == schedule::AttachKind::Iter;) {
+    const schedule::Attach& a = s.stages[st].attach;
+    if (a.target_stage == out) return s.stages[out].iters[a.target_iter].annotation == IterAnnotation::ThreadX;
+    st = a.target_stage;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("GPU sketch of a matmul: tiles bound to blocks, vthreads and threads, shared caches", "[unit]") {
+  const search::SearchParams params = gpu_params();
+  const std::vector<State> sketches =
+      search::generate_sketches(op_dag("matmul", {{"M", 128}, {"N", 256}, {"K", 64}}), params);
+  REQUIRE(sketches.size() == 1);
+  const State& s = sketches[0];
+  const int out = schedule::stage_named(s, "matmul"), local = schedule::stage_named(s, "matmul.local");
+  CHECK(s.stages[out].leaf(0).annotation == IterAnnotation::BlockX);
+  CHECK(s.stages[out].leaf(1).annotation == IterAnnotation::VThread);
+  CHECK(s.stages[out].leaf(2).annotation == IterAnnotation::ThreadX);
+  CHECK(inside_thread_loop(s, local, out));
+  for (const char* name : {"A.shared", "B.shared"}) {
+    const schedule::Stage& cache = s.stages[schedule::stage_named(s, name)];
+    CHECK(cache.op->buffer->scope == ir::MemScope::Shared);
+    CHECK(cache.attach.target_stage == local);
+    CHECK(cache.leaf(1).annotation == IterAnnotation::ThreadX);
+  }
+
+  std::mt19937_64 rng(3);
+  int aligned = 0;
+  const int n = 40;
+  for (int k = 0; k < n; ++k) {
+    std::optional<search::Candidate> c = search::annotate_randomly(s, rng, params);
+    REQUIRE(c.has_value());
+    const State& a = c->state;
+    const int64_t threads = extent_bound_to(a.stages[out], IterAnnotation::ThreadX);
+    CHECK(threads <= params.target.gpu.max_threads_per_block);
+    CHECK(extent_bound_to(a.stages[out], IterAnnotation::VThread) <= 8);
+    aligned += threads % 32 == 0;
+    // Each fetch uses exactly the tile's threads.
+    for (const char* name : {"A.shared", "B.shared"})
+      CHECK(extent_bound_to(a.stages[schedule::stage_named(a, name)], IterAnnotation::ThreadX) == threads);
+  }
+  // Whole warps, but for the share drawn unaligned (gpu_warp_aligned_prob).
+  CHECK(aligned >= n * 3 / 4);
+}
+
+TEST_CASE("GPU mutations keep each cooperative fetch in step with its tile's threads", "[unit]") {
+  const search::SearchParams params = gpu_params();
+  const State sketch = search::generate_sketches(op_dag("matmul", {{"M", 128}, {"N", 128}, {"K", 128}}), params)[0];
+  std::mt19937_64 rng(11);
+  int changed_threads = 0;
+  for (int k = 0; k < 30; ++k) {
+    std::optional<search::Candidate> c = search::annotate_randomly(sketch, rng, params);
+    REQUIRE(c.has_value());
+    std::optional<State> m = search::mutate(c->state, rng, params);
+    if (!m) continue;
+    const int out = schedule::stage_named(*m, "matmul");
+    const int64_t threads = extent_bound_to(m->stages[out], IterAnnotation::ThreadX);
+    changed_threads += threads != extent_bound_to(c->state.stages[out], IterAnnotation::ThreadX);
+    for (const char* name : {"A.shared", "B.shared"})
+      CHECK(extent_bound_to(m->stages[schedule::stage_named(*m, name)], IterAnnotation::ThreadX) == threads);
+  }
+  CHECK(changed_threads > 0);
+}
+
+TEST_CASE("GPU sketch of softmax: one kernel, every stage per thread inside the output's thread loop", "[unit]") {
+  const std::vector<State> sketches = search::generate_sketches(op_dag("softmax", ops::test_configs("softmax").front()), gpu_params());
+  REQUIRE(sketches.size() == 1);
+  const State& s = sketches[0];
+  const int out = static_cast<int>(s.stages.size()) - 1;
+  CHECK(s.stages[out].leaf(0).annotation == IterAnnotation::BlockX);
+  CHECK(s.stages[out].leaf(1).annotation == IterAnnotation::ThreadX);
+  for (int i = 0; i < out; ++i) {
+    const schedule::Stage& st = s.stages[i];
+    if (st.op->is_placeholder() || st.attach.kind == schedule::AttachKind::Inline) continue;
+    INFO(st.op->name);
+    CHECK(inside_thread_loop(s, i, out));
+  }
+}
+
+TEST_CASE("GPU sketch of conv2d with bias and ReLU: the convolution fused into the ReLU's tiles", "[unit]") {
+  const std::vector<State> sketches = search::generate_sketches(
+      op_dag("conv2d", {{"N", 1}, {"C", 8}, {"H", 10}, {"W", 10}, {"K", 16}, {"R", 3}, {"S", 3}, {"pad", 1}, {"bias", true}, {"relu", true}}),
+      gpu_params());
+  REQUIRE(sketches.size() == 1);
+  const State& s = sketches[0];
+  const int out = static_cast<int>(s.stages.size()) - 1;
+  CHECK(s.stages[out].leaf(2).annotation == IterAnnotation::ThreadX);
+  CHECK(inside_thread_loop(s, schedule::stage_named(s, "conv2d"), out));
+  CHECK(s.stages[schedule::stage_named(s, "conv2d_pad")].attach.kind == schedule::AttachKind::Inline);
+  CHECK(s.stages[schedule::stage_named(s, "weight.shared")].op->buffer->scope == ir::MemScope::Shared);
+}
