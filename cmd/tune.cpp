@@ -24,6 +24,7 @@
 #include "kernels/kernel_cache.h"
 #include "log/log_file.h"
 #include "tasks/extract.h"
+#include "tune/construct_tasks.h"
 #include "tune/tuner.h"
 
 namespace tunectl::cmd {
@@ -35,6 +36,7 @@ struct TuneCmdOptions {
   std::string log_path;
   std::string kernels_dir;
   std::string policy = "gradient";
+  std::string search = "evolutionary";
   int measures_per_round = 0;  // 0: chosen from the budget (run_tune)
   std::vector<std::string> input_shapes;
   tune::TuneOptions tune;
@@ -67,10 +69,17 @@ void write_kernels(const std::vector<tasks::Task>& tasks, const std::string& log
               (std::filesystem::path(dir) / "manifest.json").string().c_str());
 }
 
+void finish(const tune::TuneSummary& summary, const std::vector<tasks::Task>& tasks, const TuneCmdOptions& o);
+
 void run_tune(TuneCmdOptions& o) {
   o.tune.backend = backend::make_backend(backend::resolve_target(o.target));
   o.tune.progress = spdlog::should_log(spdlog::level::info);  // off with -q
-  o.tune.backend->check_runs_here("tune measures");
+  // A GPU target on a machine without one: construction needs no device,
+  // and its kernels are ready for one.
+  const std::optional<std::string> no_device =
+      o.tune.backend->builds_device_code() ? o.tune.backend->why_not_here() : std::nullopt;
+  const bool construct = o.search == "construct" || no_device.has_value();
+  if (!construct) o.tune.backend->check_runs_here("tune measures");
   const std::string stem = std::filesystem::path(o.model).stem().string();
   if (o.log_path.empty()) o.log_path = stem + ".log.json";
   if (o.kernels_dir.empty()) o.kernels_dir = stem + ".kernels";
@@ -80,6 +89,17 @@ void run_tune(TuneCmdOptions& o) {
   o.tune.scheduler.policy = o.policy == "round-robin" ? tasks::SchedulePolicy::RoundRobin : tasks::SchedulePolicy::Gradient;
 
   std::vector<tasks::Task> tasks = model_tasks(o);
+  if (construct) {
+    if (no_device) {
+      std::printf("%s: %s; constructing every task's program from the analytic model instead, without timing any\n",
+                  o.tune.backend->target().str().c_str(), no_device->c_str());
+    }
+    std::printf("constructing %zu tasks of %s for %s, log %s\n", tasks.size(), o.model.c_str(),
+                o.tune.backend->target().str().c_str(), o.log_path.c_str());
+    std::fflush(stdout);
+    finish(tune::construct_tasks(tasks, o.tune), tasks, o);
+    return;
+  }
   if (o.measures_per_round == 0) {
     // Half of Ansor's 64 per round, so the cost model is retrained and the
     // search restarts from it twice as often (BERT's dense, 200 trials, seed
@@ -92,7 +112,11 @@ void run_tune(TuneCmdOptions& o) {
   std::printf("tuning %zu tasks of %s for %s: %d trials, log %s\n", tasks.size(), o.model.c_str(),
               o.tune.backend->target().str().c_str(), o.tune.trials, o.log_path.c_str());
   std::fflush(stdout);
-  tune::TuneSummary summary = tune::tune(tasks, o.tune);
+  finish(tune::tune(tasks, o.tune), tasks, o);
+}
+
+// The summary table, the kernels folder, and the exit status.
+void finish(const tune::TuneSummary& summary, const std::vector<tasks::Task>& tasks, const TuneCmdOptions& o) {
   std::printf("\n%s", tune::summary_table(summary).c_str());
   std::printf("log: %s\n", o.log_path.c_str());
   write_kernels(tasks, o.log_path, o.kernels_dir, *o.tune.backend);
@@ -134,6 +158,12 @@ void register_tune(CLI::App& app) {
                   "Stop tuning a task after this many rounds in a row without a better program (0: never)")
       ->default_val(0)
       ->check(CLI::NonNegativeNumber);
+  sub->add_option("--search", o->search,
+                  "evolutionary: measure programs found by the evolutionary search; construct: build each task's "
+                  "program from the analytic cost model in seconds, timing nothing (cuda; the default for cuda "
+                  "without a GPU)")
+      ->default_val("evolutionary")
+      ->check(CLI::IsMember({"evolutionary", "construct"}));
   sub->add_flag("--no-cost-model", o->no_cost_model, "Rank candidates randomly instead of with XGBoost (a baseline)");
   sub->add_option("--input-shape", o->input_shapes, "Pin an input's shape: name=1x3x224x224 (repeatable)");
   sub->callback([o] { run_tune(*o); });

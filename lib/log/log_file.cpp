@@ -192,11 +192,14 @@ std::map<std::string, Record> best_records(const std::vector<Record>& records, c
   for (const Record& r : records) {
     if (!r.result.ok() || r.task.target != target) continue;
     auto it = best.find(r.task.workload_key);
-    // Strictly lower: on a tie the earliest record stays.
-    if (it == best.end())
+    if (it == best.end()) {
       best.emplace(r.task.workload_key, r);
-    else if (r.result.median_cost() < it->second.result.median_cost())
-      it->second = r;
+      continue;
+    }
+    // A measurement beats any estimate; then strictly lower: on a tie the
+    // earliest record stays.
+    const MeasureResult& old = it->second.result;
+    if (old.estimated != r.result.estimated ? old.estimated : r.result.median_cost() < old.median_cost()) it->second = r;
   }
   return best;
 }

@@ -52,8 +52,9 @@ struct LogContents {
 // line that is not the last, or an unknown/newer version.
 LogContents read_log(const std::string& path);
 
-// The best valid record of each task (lowest median cost) measured on
-// `target` (target::Target::str()), by workload key. A record of another
+// The best valid record of each task (lowest median cost; a measured one
+// before any estimated one) on `target` (target::Target::str()), by
+// workload key. A record of another
 // target is never applied: its program was timed on other hardware and may
 // use instructions this one lacks.
 std::map<std::string, Record> best_records(const std::vector<Record>& records, const std::string& target);

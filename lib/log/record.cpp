@@ -62,6 +62,8 @@ MeasureResult result_from_json(const json& j) {
   r.build_seconds = field(j, "result.", "build_s", "a number", &json::is_number).get<double>();
   r.run_seconds = field(j, "result.", "run_s", "a number", &json::is_number).get<double>();
   r.timestamp = field(j, "result.", "time", "an integer", &json::is_number_integer).get<int64_t>();
+  if (j.contains("estimated"))
+    r.estimated = field(j, "result.", "estimated", "a boolean", &json::is_boolean).get<bool>();
   if (std::string problem = costs_problem(r); !problem.empty()) field_fail("result.costs", problem);
   return r;
 }
@@ -121,17 +123,18 @@ json record_to_json(const Record& r) {
   internal_check(r.task.dag.is_object(), "log record of task ", r.task.workload_key, " has no DAG object");
   // Always the current format: a record read from an older version was
   // upgraded when it was read.
+  json result{{"costs", r.result.costs},
+              {"error", to_string(r.result.error)},
+              {"msg", r.result.error_message},
+              {"build_s", r.result.build_seconds},
+              {"run_s", r.result.run_seconds},
+              {"time", r.result.timestamp}};
+  if (r.result.estimated) result["estimated"] = true;
   return json{
       {"v", kLogVersion},
       {"task", {{"key", r.task.workload_key}, {"name", r.task.name}, {"target", r.task.target}, {"dag", r.task.dag}}},
       {"steps", schedule::steps_to_json(r.steps)},
-      {"result",
-       {{"costs", r.result.costs},
-        {"error", to_string(r.result.error)},
-        {"msg", r.result.error_message},
-        {"build_s", r.result.build_seconds},
-        {"run_s", r.result.run_seconds},
-        {"time", r.result.timestamp}}}};
+      {"result", result}};
 }
 
 Record record_from_json(const json& j) {

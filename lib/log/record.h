@@ -71,6 +71,9 @@ struct MeasureResult {
   double build_seconds = 0;
   double run_seconds = 0;     // wall time the measurement took
   int64_t timestamp = 0;      // seconds since the epoch when measured
+  // The costs are an analytic estimate (construction without a device:
+  // search/construct.h), not a measurement. Written only when true.
+  bool estimated = false;
   bool ok() const { return error == MeasureError::None; }
   // Median of costs; +infinity on error.
   double median_cost() const;

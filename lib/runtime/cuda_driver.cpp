@@ -16,10 +16,15 @@ enum DeviceAttribute : int {
   kMaxThreadsPerBlock = 1,
   kMaxSharedMemoryPerBlock = 8,
   kWarpSize = 10,
+  kClockRateKhz = 13,
   kMultiprocessorCount = 16,
+  kMemoryClockRateKhz = 36,
+  kGlobalMemoryBusWidthBits = 37,
   kL2CacheSize = 38,
+  kMaxThreadsPerMultiprocessor = 39,
   kComputeCapabilityMajor = 75,
   kComputeCapabilityMinor = 76,
+  kMaxSharedMemoryPerMultiprocessor = 81,
   kMaxRegistersPerMultiprocessor = 82,
 };
 
@@ -91,8 +96,11 @@ std::optional<CudaDriver> open_driver(std::string& why) {
     return v;
   };
   target::GpuFacts& f = d.facts;
-  f.arch = "sm_" + std::to_string(attribute(kComputeCapabilityMajor)) +
-           std::to_string(attribute(kComputeCapabilityMinor));
+  const std::string arch = "sm_" + std::to_string(attribute(kComputeCapabilityMajor)) +
+                           std::to_string(attribute(kComputeCapabilityMinor));
+  // The table's figures (FP32 lanes per SM) where the driver has none.
+  if (std::optional<target::GpuFacts> known = target::gpu_facts_of_arch(arch)) f = *known;
+  f.arch = arch;
   char name[256] = {};
   s.DeviceGetName(name, sizeof name - 1, device);
   f.device = name;
@@ -102,6 +110,11 @@ std::optional<CudaDriver> open_driver(std::string& why) {
   f.registers_per_sm = attribute(kMaxRegistersPerMultiprocessor);
   f.warp_size = attribute(kWarpSize);
   f.l2_bytes = attribute(kL2CacheSize);
+  f.max_threads_per_sm = attribute(kMaxThreadsPerMultiprocessor);
+  f.shared_bytes_per_sm = attribute(kMaxSharedMemoryPerMultiprocessor);
+  f.clock_ghz = attribute(kClockRateKhz) / 1e6;
+  // Double data rate: two transfers per memory clock.
+  f.dram_gbytes_per_s = 2.0 * attribute(kMemoryClockRateKhz) * 1e3 * (attribute(kGlobalMemoryBusWidthBits) / 8) / 1e9;
   CUcontext context = nullptr;
   if (CUresult r = s.DevicePrimaryCtxRetain(&context, device); r != 0 || s.CtxSetCurrent(context) != 0) {
     why = "cannot make a CUDA context on " + f.device + " (" + error_text(d.GetErrorString, r) + ")";
@@ -114,7 +127,9 @@ nlohmann::json facts_to_json(const target::GpuFacts& f) {
   return {{"arch", f.arch},         {"device", f.device},
           {"sms", f.sm_count},      {"threads", f.max_threads_per_block},
           {"shared", f.shared_bytes_per_block}, {"registers", f.registers_per_sm},
-          {"warp", f.warp_size},    {"l2", f.l2_bytes}};
+          {"warp", f.warp_size},    {"l2", f.l2_bytes},
+          {"threads_per_sm", f.max_threads_per_sm}, {"shared_per_sm", f.shared_bytes_per_sm},
+          {"fp32_lanes", f.fp32_lanes_per_sm}, {"clock_ghz", f.clock_ghz}, {"dram_gbps", f.dram_gbytes_per_s}};
 }
 
 target::GpuFacts facts_from_json(const nlohmann::json& j) {
@@ -127,6 +142,11 @@ target::GpuFacts facts_from_json(const nlohmann::json& j) {
   f.registers_per_sm = j.at("registers");
   f.warp_size = j.at("warp");
   f.l2_bytes = j.at("l2");
+  f.max_threads_per_sm = j.at("threads_per_sm");
+  f.shared_bytes_per_sm = j.at("shared_per_sm");
+  f.fp32_lanes_per_sm = j.at("fp32_lanes");
+  f.clock_ghz = j.at("clock_ghz");
+  f.dram_gbytes_per_s = j.at("dram_gbps");
   return f;
 }
 

@@ -24,6 +24,14 @@ struct GpuFacts {
   int max_registers_per_thread = 255;
   int warp_size = 32;
   int64_t l2_bytes = 0;
+  // What the analytic cost model (search/gpu_cost.h) rates a program by.
+  int max_threads_per_sm = 2048;
+  int64_t shared_bytes_per_sm = 164 << 10;
+  int fp32_lanes_per_sm = 128;  // FP32 FMA units (64 on sm_80)
+  double clock_ghz = 1.5;       // boost clock
+  double dram_gbytes_per_s = 1000;
+  // Peak FP32 throughput (an FMA counts as two operations).
+  double peak_gflops() const { return 2.0 * sm_count * fp32_lanes_per_sm * clock_ghz; }
 };
 
 // The table's entry for arch ("sm_80", "sm_86", "sm_89", "sm_90"); nullopt

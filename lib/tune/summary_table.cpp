@@ -65,7 +65,7 @@ std::string summary_table(const TuneSummary& summary) {
   std::string out;
   char buf[512];
   std::snprintf(buf, sizeof(buf), "%-4s %-*s %6s %7s %7s %10s %9s %7s  %s\n", "#", w, "name", "weight", "trials",
-                "errors", "best ms", "GFLOP/s", "share", "status");
+                "errors", summary.estimated ? "est. ms" : "best ms", "GFLOP/s", "share", "status");
   out += buf;
   int trials = 0;
   int errors = 0;
@@ -99,6 +99,9 @@ std::string summary_table(const TuneSummary& summary) {
                 summary.new_trials, summary.resumed_trials, summary.wall_seconds, summary.stop_reason.c_str(),
                 total_ms);
   out += buf;
+  if (summary.estimated)
+    out += "no program was timed: the costs are the analytic model's estimates (construction), the records are "
+           "marked estimated\n";
   out += time_split_line(summary.time, summary.wall_seconds);
   out += bugs_text(summary);
   return out;

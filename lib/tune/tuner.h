@@ -96,6 +96,7 @@ struct TuneSummary {
   std::string stop_reason;  // "trial budget", "time budget", "all tasks done", "interrupted"
   std::vector<std::string> warnings;  // log repairs and skipped records (also printed to stderr)
   std::vector<Bug> bugs;    // internal errors of this run's measurements
+  bool estimated = false;   // costs from the analytic model: no program was timed (construct_tasks.h)
   // sum(weight x best cost) over tasks; +inf while a task has no valid program.
   double estimated_latency() const;
 };

@@ -1,0 +1,49 @@
+// Construction (`tune --search construct`; Gensor's idea with Roller's
+// hardware model, ALGORITHMS.md): a task's program built without measuring
+// anything. A program is a state and each schedule primitive an edge: from
+// the target's sketches, annotated by the hardware-aligned draws of their
+// rules, the walk follows the edges the search's mutations take (a tile
+// factor moved between levels, an unroll depth, a compute location) to the
+// neighbour the analytic cost (gpu_cost.h) rates best, while one improves,
+// from a few of the best starting points. Deterministic for a seed.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "search/candidate.h"
+#include "search/search_params.h"
+
+namespace tunectl::search {
+
+struct ConstructParams {
+  int draws_per_sketch = 24;  // annotated starting points drawn per sketch
+  int walks = 3;              // walks, from the best starting points
+  int neighbours = 8;         // edges tried per step
+  int max_steps = 24;         // steps of one walk
+};
+
+struct Construction {
+  Candidate best;              // lowered
+  double estimated_seconds = 0;
+  int states_rated = 0;        // states lowered and rated
+  double seconds = 0;          // wall time of the construction
+};
+
+// The analytic cost of a lowered program on params.target; UserError for a
+// target without an analytic model.
+double analytic_cost(const lower::LoweredFunc& func, const target::Target& target);
+
+// Whether the backend takes a lowered program (the compiler's resource
+// report: registers, spills), checked on the best-rated programs in turn.
+using AcceptProgram = std::function<bool(const lower::LoweredFunc&)>;
+
+// The constructed program of dag for params.target: the best-rated one
+// `accept` takes (among the 16 best rated); nullopt when none lowers and
+// passes.
+std::optional<Construction> construct_program(std::shared_ptr<const te::ComputeDAG> dag, const SearchParams& params,
+                                              uint64_t seed, const AcceptProgram& accept,
+                                              const ConstructParams& construct = {});
+
+}  // namespace tunectl::search

@@ -1,0 +1,229 @@
+// The analytic GPU cost (gpu_cost.h): one walk over the kernel's loop IR.
+#include "search/gpu_cost.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "ir/functor.h"
+#include "ir/simplify.h"
+#include "ir/substitute.h"
+#include "lower/launch_dims.h"
+
+namespace tunectl::search {
+
+namespace {
+
+using namespace ir;
+
+// L2 serves a GPU's repeated reads at a few times its DRAM bandwidth (H100:
+// ~2.5x); launches cost a few microseconds each.
+constexpr double kL2OverDram = 2.5;
+constexpr double kLaunchSeconds = 3e-6;
+// Registers a thread needs beside its private arrays (indices, addresses).
+constexpr int64_t kBaseRegisters = 24;
+// Warps per SM from which latency is hidden (4 schedulers x 4 warps).
+constexpr double kWarpsToHideLatency = 16;
+
+// The index's value with var = at and every other variable 0 (a constant
+// after substitution; 0 if the simplifier leaves anything).
+int64_t value_with(const Expr& index, const Var& var, int64_t at) {
+  VarMap<Expr> map;
+  for (const Var& v : free_vars(index)) map[v] = make_int(0);
+  map[var] = make_int(at);
+  const Expr folded = simplify(substitute(index, map));
+  const auto* imm = folded.as<IntImmNode>();
+  return imm != nullptr ? imm->value : 0;
+}
+
+// How far the flat index moves when var moves by one.
+int64_t step_of(const Expr& index, const Var& var) { return value_with(index, var, 1) - value_with(index, var, 0); }
+
+Expr flat_index(const Buffer& b, const std::vector<Expr>& indices) {
+  Expr flat;
+  for (size_t d = 0; d < indices.size(); ++d)
+    flat = flat ? flat * make_int(b->shape[d]) + indices[d] : indices[d];
+  return flat ? flat : make_int(0);
+}
+
+class CostWalker : public IRVisitor {
+ public:
+  explicit CostWalker(const lower::LoweredFunc& func) {
+    for (const Buffer& b : func.args) args_.insert(b.get());
+  }
+
+  double instructions = 0;    // thread instructions over the grid
+  double l2_bytes = 0;        // sector traffic of global accesses
+  double shared_transactions = 0;
+  int64_t shared_bytes = 0;   // per block
+  int64_t private_elements = 0;  // per thread, the largest set live at once
+
+ protected:
+  void visit_For(const ForNode* op) override {
+    const int64_t extent = op->extent.as<IntImmNode>() != nullptr ? op->extent.as<IntImmNode>()->value : 1;
+    Level level{op->var, extent, op->for_kind, op->thread_tag};
+    loops_.push_back(level);
+    if (op->for_kind == ForKind::Serial || op->for_kind == ForKind::Parallel) instructions += executions();
+    IRVisitor::visit_For(op);
+    loops_.pop_back();
+  }
+
+  void visit_Allocate(const AllocateNode* op) override {
+    if (op->buffer->scope == MemScope::Shared) {
+      shared_bytes += op->buffer->num_bytes();
+      shared_.insert(op->buffer.get());
+    } else {
+      private_live_ += op->buffer->num_elements();
+      private_elements = std::max(private_elements, private_live_);
+    }
+    IRVisitor::visit_Allocate(op);
+    if (op->buffer->scope != MemScope::Shared) private_live_ -= op->buffer->num_elements();
+  }
+
+  void visit_Store(const StoreNode* op) override {
+    const double n = executions();
+    ops_ = 0;
+    IRVisitor::visit(op->value);
+    for (const Expr& i : op->indices) IRVisitor::visit(i);
+    instructions += n * (ops_ + 1);
+    access(op->buffer, op->indices, n);
+  }
+
+  void visit_Load(const LoadNode* op) override {
+    access(op->buffer, op->indices, executions());
+    IRVisitor::visit_Load(op);
+  }
+
+  void visit_Add(const AddNode* op) override { float_op(op); }
+  void visit_Sub(const SubNode* op) override { float_op(op); }
+  void visit_Div(const DivNode* op) override { float_op(op); }
+  void visit_Min(const MinNode* op) override { float_op(op); }
+  void visit_Max(const MaxNode* op) override { float_op(op); }
+  void visit_Call(const CallNode* op) override {
+    ops_ += 8;  // a math function is several instructions
+    IRVisitor::visit_Call(op);
+  }
+  // A multiply feeds an add (an FMA, counted there) in the kernels that
+  // matter, so multiplies are not counted.
+
+ private:
+  struct Level {
+    Var var;
+    int64_t extent;
+    ForKind kind;
+    std::string tag;
+  };
+
+  template <typename Node>
+  void float_op(const Node* op) {
+    if (is_float(op->dtype)) ops_ += 1;
+    IRVisitor::visit(op->a);
+    IRVisitor::visit(op->b);
+  }
+
+  // Runs of the current statement over the whole grid: every loop's extent,
+  // but a hardware index bound again inside (a cooperative fetch) counts
+  // with its innermost extent only.
+  double executions() const {
+    std::map<std::string, int64_t> bound;
+    double serial = 1;
+    for (const Level& l : loops_) {
+      if (l.kind == ForKind::ThreadBinding && l.tag != "vthread") {
+        bound[l.tag] = l.extent;
+      } else {
+        serial *= static_cast<double>(l.extent);
+      }
+    }
+    for (const auto& [tag, extent] : bound) serial *= static_cast<double>(extent);
+    return serial;
+  }
+
+  const Level* innermost(const std::string& tag) const {
+    for (auto it = loops_.rbegin(); it != loops_.rend(); ++it)
+      if (it->kind == ForKind::ThreadBinding && it->tag == tag) return &*it;
+    return nullptr;
+  }
+
+  void access(const Buffer& b, const std::vector<Expr>& indices, double n) {
+    const bool shared = shared_.count(b.get()) != 0;
+    const bool global = args_.count(b.get()) != 0;
+    if (!shared && !global) return;  // a thread's private array: registers
+    instructions += n;
+    const Level* tx = innermost("threadIdx.x");
+    const Expr index = flat_index(b, indices);
+    int64_t step = tx != nullptr ? std::abs(step_of(index, tx->var)) : 0;
+    if (shared) {
+      // Bank conflicts: threads a step apart hit the same of 32 banks every
+      // 32 / gcd(step, 32) threads.
+      const int64_t ways = step == 0 ? 1 : std::gcd(step, int64_t{32});
+      shared_transactions += n / 32 * static_cast<double>(ways);
+      return;
+    }
+    // A vector access's lanes are one wider access of the thread.
+    for (auto it = loops_.rbegin(); it != loops_.rend(); ++it) {
+      if (it->kind != ForKind::Vectorized) continue;
+      if (step_of(index, it->var) == 1 && it->extent > 0) step = (step + it->extent - 1) / it->extent;
+      break;
+    }
+    const double bytes_per_thread = step == 0 ? 1.0 : std::min<double>(32.0, 4.0 * static_cast<double>(step));
+    l2_bytes += n * bytes_per_thread;
+  }
+
+  std::set<const BufferNode*> args_;
+  std::set<const BufferNode*> shared_;
+  std::vector<Level> loops_;
+  int64_t private_live_ = 0;
+  double ops_ = 0;
+};
+
+}  // namespace
+
+GpuCost estimate_gpu_cost(const lower::LoweredFunc& func, const target::GpuFacts& gpu) {
+  CostWalker walk(func);
+  walk.visit(func.body);
+  const lower::LaunchDims dims = lower::launch_dims(func);
+  GpuCost cost;
+  cost.blocks = dims.blocks();
+  cost.threads_per_block = dims.threads_per_block();
+  cost.shared_bytes_per_block = walk.shared_bytes;
+
+  // Occupancy: blocks resident per SM.
+  const int64_t registers = std::min<int64_t>(gpu.max_registers_per_thread, kBaseRegisters + walk.private_elements);
+  int64_t per_sm = std::min<int64_t>(32, gpu.max_threads_per_sm / std::max<int64_t>(1, cost.threads_per_block));
+  if (cost.shared_bytes_per_block > 0) per_sm = std::min(per_sm, gpu.shared_bytes_per_sm / cost.shared_bytes_per_block);
+  per_sm = std::min<int64_t>(per_sm, gpu.registers_per_sm / std::max<int64_t>(1, registers * cost.threads_per_block));
+  cost.blocks_per_sm = static_cast<int>(per_sm);
+  if (per_sm <= 0) {
+    cost.seconds = std::numeric_limits<double>::infinity();
+    return cost;
+  }
+  // The launch runs in waves of `resident` blocks; within one, the busy SMs
+  // and FP32 lanes bound the rates.
+  const double blocks = static_cast<double>(cost.blocks);
+  const double slots = static_cast<double>(per_sm) * gpu.sm_count;
+  const double waves = std::ceil(blocks / slots);
+  const double resident = std::min(blocks, slots);
+  cost.fill = blocks / (waves * slots);
+  const double threads = resident * static_cast<double>(cost.threads_per_block);
+  const double busy_sms = std::min<double>(gpu.sm_count, resident);
+  const double lanes = std::min(threads, double(gpu.sm_count) * gpu.fp32_lanes_per_sm);
+  const double warps_per_sm = resident / busy_sms * std::ceil(cost.threads_per_block / double(gpu.warp_size));
+  const double latency_hidden = std::min(1.0, std::max(0.1, warps_per_sm / kWarpsToHideLatency));
+
+  const double clock = gpu.clock_ghz * 1e9;
+  const double per_wave = resident / blocks;  // share of the work one wave does
+  cost.compute_s = waves * walk.instructions * per_wave / (lanes * clock);
+  cost.shared_s = waves * walk.shared_transactions * per_wave / (busy_sms * clock);
+  double footprint = 0;
+  for (const ir::Buffer& b : func.args) footprint += static_cast<double>(b->num_bytes());
+  // DRAM bandwidth needs loads in flight on most SMs.
+  const double dram = gpu.dram_gbytes_per_s * 1e9 * std::max(0.05, std::min(1.0, busy_sms / gpu.sm_count));
+  cost.memory_s = footprint / dram + walk.l2_bytes / (kL2OverDram * dram);
+  cost.seconds = std::max({cost.compute_s, cost.memory_s, cost.shared_s}) / latency_hidden + kLaunchSeconds;
+  return cost;
+}
+
+}  // namespace tunectl::search

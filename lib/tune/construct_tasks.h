@@ -1,0 +1,22 @@
+// Tuning by construction alone (`tune --search construct`, and `tune
+// --target cuda` on a machine without a GPU): each task's program is built
+// from the analytic cost model (search/construct.h) in seconds, without
+// running anything, and appended to the log as one record whose costs are
+// marked estimated (log/record.h). A task that already has a valid record
+// of the target in the log is kept as it is (resume). The summary says that
+// no program was timed. A measured record of a task always wins over an
+// estimated one (log::best_records), so a later measured tune on a device
+// replaces these.
+#pragma once
+
+#include <vector>
+
+#include "tasks/extract.h"
+#include "tune/tuner.h"
+
+namespace tunectl::tune {
+
+// options: log_path, backend (its target), seed, search, progress.
+TuneSummary construct_tasks(const std::vector<tasks::Task>& tasks, const TuneOptions& options);
+
+}  // namespace tunectl::tune
