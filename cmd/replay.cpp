@@ -69,14 +69,19 @@ void run_replay(const ReplayOptions& o) {
 
   std::printf("target: %s\n", target.c_str());
   const std::vector<kernels::KernelEntry> entries = kernels::write_kernel_cache(records, o.kernels, *backend).kernels;
-  std::printf("%-24s %-16s %12s %10s  %s\n", "task", "key", "measured ms", "GFLOP/s", "symbol");
+  std::printf("%-24s %-16s %12s %10s  %s\n", "task", "key", "ms", "GFLOP/s", "symbol");
+  bool estimated = false;
   for (const kernels::KernelEntry& e : entries) {
     double flops = te::dag_from_json(e.record.task.dag).flop_count();
-    std::printf("%-24s %-16s %12.4f %10.2f  %s\n", e.task_name.c_str(), e.workload_key.c_str(), e.cost_seconds * 1e3,
-                flops / e.cost_seconds * 1e-9, e.symbol.c_str());
+    std::printf("%-24s %-16s %12.4f %10.2f  %s%s\n", e.task_name.c_str(), e.workload_key.c_str(), e.cost_seconds * 1e3,
+                flops / e.cost_seconds * 1e-9, e.symbol.c_str(), e.record.result.estimated ? " (estimated)" : "");
+    estimated = estimated || e.record.result.estimated;
   }
-  std::printf("wrote %zu kernel%s to %s/: <symbol>.o, libtunectl_kernels.so, manifest.json\n", entries.size(),
-              entries.size() == 1 ? "" : "s", o.kernels.c_str());
+  if (estimated) std::printf("(estimated: the analytic model's cost of a constructed program; never timed)\n");
+  const std::string files = backend->links_objects() ? "<symbol>" + backend->file_suffix() + ", libtunectl_kernels.so"
+                                                     : "<symbol>" + backend->file_suffix();
+  std::printf("wrote %zu kernel%s to %s/: %s, manifest.json\n", entries.size(), entries.size() == 1 ? "" : "s",
+              o.kernels.c_str(), files.c_str());
 }
 
 }  // namespace

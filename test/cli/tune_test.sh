@@ -68,14 +68,28 @@ check "the interrupted run kept its records" test -s "$work/int.log.json"
 expect 1 "--bogus" -- "$tunectl" tune "$model" --target llvm --bogus
 expect 1 "policy" -- "$tunectl" tune "$model" --target llvm --policy fastest
 expect 1 "trials" -- "$tunectl" tune "$model" --target llvm --trials many
-# Without a CUDA driver, what needs a GPU says so (exit 2); on a machine with
-# one these lines do not apply.
+# Without a CUDA driver, tune constructs every task's program from the
+# analytic model (records marked estimated, a kernels folder whose every
+# kernel NVRTC compiled and the emulator checked against the reference); what
+# runs the model says it needs a GPU (exit 2). On a machine with one these
+# lines do not apply.
 if ! ldconfig -p | grep -q 'libcuda\.so\.1'; then
-  for cmd in tune run bench; do
+  expect 0 "no program was timed" -- "$tunectl" tune "$model" --target cuda --log "$work/cuda.log.json" \
+    --kernels "$work/cuda-kernels"
+  tasks=$("$tunectl" tasks "$model" | grep -c '^ *[0-9]')
+  check "one estimated record per task" test "$(grep -c '"estimated":true' "$work/cuda.log.json")" -eq "$tasks"
+  check "one cubin per task" test "$(ls "$work/cuda-kernels"/*.cubin | wc -l)" -eq "$tasks"
+  expect 0 "every task constructed" -- "$tunectl" tune "$model" --target cuda --log "$work/cuda.log.json" \
+    --kernels "$work/cuda-kernels"
+  check "a second run keeps the records" test "$(wc -l < "$work/cuda.log.json")" -eq "$tasks"
+  expect 0 "(estimated)" -- "$tunectl" replay "$work/cuda.log.json" --kernels "$work/cuda-replayed"
+  for cmd in run bench; do
     extra=""; [ $cmd = run ] && extra="--output-dir $work/cuda-out"
     expect 2 "no CUDA driver or device was found" -- "$tunectl" $cmd "$model" --target cuda $extra
   done
 fi
+expect 2 "construction has no analytic cost model for target llvm" -- "$tunectl" tune "$model" --target llvm \
+  --search construct --log "$work/construct-llvm.log.json" --kernels "$work/construct-llvm"
 expect 2 "unknown GPU arch 'sm_20'" -- "$tunectl" tune "$model" --target "cuda -arch=sm_20"
 expect 2 "cuda takes -arch=sm_NN" -- "$tunectl" tune "$model" --target "cuda -mcpu=znver4"
 expect 2 "unknown target" -- "$tunectl" tune "$model" --target opencl

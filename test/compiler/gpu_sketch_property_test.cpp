@@ -1,10 +1,10 @@
 // The GPU search's programs are correct by construction, checked without a
 // GPU: for every operator in ops/ on its test shapes and every task of the
-// shipped model, every GPU sketch and
-// random annotations of each (the search's initial population and its fresh
-// samples) lower for CUDA, compile with NVRTC for sm_80 and sm_90, and
-// compute the reference's output in the GPU emulator and as CUDA C run on
-// the CPU (gpu_program_checks.h).
+// shipped model, every GPU sketch, random annotations of each (the search's
+// initial population and its fresh samples) and the program construction
+// builds from them lower for CUDA, compile with NVRTC for sm_80 and sm_90,
+// and compute the reference's output in the GPU emulator and as CUDA C run
+// on the CPU (gpu_program_checks.h).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -18,6 +18,7 @@
 #include "gpu_program_checks.h"
 #include "ops/registry.h"
 #include "per_op_tests.h"
+#include "search/construct.h"
 #include "search/sketch.h"
 #include "support/gpu_schedules.h"
 #include "tasks/extract.h"
@@ -52,6 +53,11 @@ void check_dag(const std::shared_ptr<const te::ComputeDAG>& dag, uint64_t seed) 
     // Annotation must find launchable programs, not give up.
     CHECK(annotated >= kAnnotationsPerSketch / 2);
   }
+  // ... and so must construction, which walks on from such programs.
+  const std::optional<search::Construction> constructed =
+      search::construct_program(dag, params, seed, [](const lower::LoweredFunc&) { return true; });
+  REQUIRE(constructed.has_value());
+  programs.push_back({constructed->best.state, lower::lower(constructed->best.state, "constructed", params.target)});
   for (size_t i = 0; i < programs.size(); ++i) testing::check_in_emulator(*dag, programs[i], 1 + i);
   testing::check_on_host(*dag, programs);
   testing::check_compiles(programs);

@@ -185,6 +185,21 @@ TEST_CASE("best_records keeps the lowest median per task and ignores errors", "[
   CHECK(best_records({}, target).empty());
   CHECK(best_records(records, "llvm -mcpu=x86-64-v3").at("a").result.timestamp == 8);
 
+  SECTION("a measured record beats any estimated one, which round-trips through JSON") {
+    Record estimate = record("c", {0.1}, MeasureError::None, 9);
+    estimate.result.estimated = true;
+    const json j = record_to_json(estimate);
+    CHECK(j.at("result").at("estimated") == true);
+    CHECK(!record_to_json(records[0]).at("result").contains("estimated"));
+    CHECK(record_from_json(j).result.estimated);
+    std::vector<Record> with_estimate = records;
+    with_estimate.push_back(estimate);
+    CHECK(best_records(with_estimate, target).at("c").result.timestamp == 6);
+    with_estimate.push_back(estimate);
+    with_estimate.back().task.workload_key = "d";  // the only record of d
+    CHECK(best_records(with_estimate, target).at("d").result.estimated);
+  }
+
   SECTION("records of other targets are named, and picked only when asked for") {
     CHECK(records_for_target(records, target).size() == 7);
     CHECK(other_targets_note(records, target) ==
