@@ -6,7 +6,9 @@
 #include <unordered_set>
 
 #include "ir/error.h"
+#include "ir/eval_index.h"
 #include "ir/functor.h"
+#include "ir/scalar_math.h"
 
 namespace tunectl::search {
 
@@ -41,45 +43,9 @@ struct AllocInfo {
   int64_t trips;  // product of the loop extents around the Allocate
 };
 
-using Env = std::unordered_map<const ir::VarNode*, int64_t>;
-
-int64_t floor_div(int64_t a, int64_t b) { return b == 0 ? 0 : (a / b - ((a % b != 0) && ((a < 0) != (b < 0)))); }
-
-// The value of an integer index expression with loop variables from env (0
-// when absent). Anything it cannot evaluate (a load inside an index) counts
-// as 0: features only need an index's shape, not exact values.
-int64_t eval_index(const ir::Expr& e, const Env& env) {
-  using ir::ExprKind;
-  if (auto* imm = e.as<ir::IntImmNode>()) return imm->value;
-  if (auto* v = e.as<ir::VarNode>()) {
-    auto it = env.find(v);
-    return it == env.end() ? 0 : it->second;
-  }
-  if (auto* c = e.as<ir::CastNode>()) return eval_index(c->value, env);
-  if (auto* s = e.as<ir::SelectNode>()) {
-    return eval_index(s->cond, env) != 0 ? eval_index(s->true_value, env) : eval_index(s->false_value, env);
-  }
-  auto binary = [&](const auto* op, auto f) { return f(eval_index(op->a, env), eval_index(op->b, env)); };
-  switch (e.kind()) {
-    case ExprKind::Add: return binary(e.as<ir::AddNode>(), [](int64_t a, int64_t b) { return a + b; });
-    case ExprKind::Sub: return binary(e.as<ir::SubNode>(), [](int64_t a, int64_t b) { return a - b; });
-    case ExprKind::Mul: return binary(e.as<ir::MulNode>(), [](int64_t a, int64_t b) { return a * b; });
-    case ExprKind::FloorDiv: return binary(e.as<ir::FloorDivNode>(), floor_div);
-    case ExprKind::FloorMod:
-      return binary(e.as<ir::FloorModNode>(), [](int64_t a, int64_t b) { return b == 0 ? 0 : a - floor_div(a, b) * b; });
-    case ExprKind::Min: return binary(e.as<ir::MinNode>(), [](int64_t a, int64_t b) { return std::min(a, b); });
-    case ExprKind::Max: return binary(e.as<ir::MaxNode>(), [](int64_t a, int64_t b) { return std::max(a, b); });
-    case ExprKind::LT: return binary(e.as<ir::LTNode>(), [](int64_t a, int64_t b) -> int64_t { return a < b; });
-    case ExprKind::LE: return binary(e.as<ir::LENode>(), [](int64_t a, int64_t b) -> int64_t { return a <= b; });
-    case ExprKind::GT: return binary(e.as<ir::GTNode>(), [](int64_t a, int64_t b) -> int64_t { return a > b; });
-    case ExprKind::GE: return binary(e.as<ir::GENode>(), [](int64_t a, int64_t b) -> int64_t { return a >= b; });
-    case ExprKind::EQ: return binary(e.as<ir::EQNode>(), [](int64_t a, int64_t b) -> int64_t { return a == b; });
-    case ExprKind::NE: return binary(e.as<ir::NENode>(), [](int64_t a, int64_t b) -> int64_t { return a != b; });
-    case ExprKind::And: return binary(e.as<ir::AndNode>(), [](int64_t a, int64_t b) -> int64_t { return a && b; });
-    case ExprKind::Or: return binary(e.as<ir::OrNode>(), [](int64_t a, int64_t b) -> int64_t { return a || b; });
-    default: return 0;
-  }
-}
+using ir::IndexEnv;
+using Env = IndexEnv;
+using ir::eval_index;
 
 // Operation counts of one expression tree (per execution).
 struct OpCounts {
@@ -170,7 +136,7 @@ std::vector<double> access_features(const BufferAccess& a, const std::vector<Loo
     stride = static_cast<double>(std::llabs(steps.back()));
     int64_t walk = std::min(inner.effective, kMaxLineWalk);
     std::unordered_set<int64_t> seen;
-    for (int64_t v = 0; v < walk; ++v) seen.insert(floor_div(at(a.index, {{inner.var, v}}) * elem_bytes, kCacheLineBytes));
+    for (int64_t v = 0; v < walk; ++v) seen.insert(ir::floordiv_int(at(a.index, {{inner.var, v}}) * elem_bytes, kCacheLineBytes));
     lines = walk == 0 ? 0.0 : static_cast<double>(seen.size()) * static_cast<double>(inner.effective) / static_cast<double>(walk);
   }
   return {elements * elem_bytes, lines, stride, innermost_reuse >= 0 ? 1.0 : 0.0, reuse_distance, reuse_count,
@@ -254,7 +220,7 @@ class FeatureExtractor {
     }
     for (size_t i = 0; i < loops_.size(); ++i) {
       if (coeffs[i] == 0) continue;
-      int64_t count = -floor_div(-(limit - base), coeffs[i]);  // ceil((limit - base) / coeff)
+      int64_t count = -ir::floordiv_int(-(limit - base), coeffs[i]);  // ceil((limit - base) / coeff)
       loops_[i].effective = std::clamp<int64_t>(count, 0, loops_[i].effective);
     }
   }

@@ -9,8 +9,7 @@
 #include <set>
 
 #include "ir/functor.h"
-#include "ir/simplify.h"
-#include "ir/substitute.h"
+#include "ir/eval_index.h"
 #include "lower/launch_dims.h"
 
 namespace tunectl::search {
@@ -28,19 +27,11 @@ constexpr int64_t kBaseRegisters = 24;
 // Warps per SM from which latency is hidden (4 schedulers x 4 warps).
 constexpr double kWarpsToHideLatency = 16;
 
-// The index's value with var = at and every other variable 0 (a constant
-// after substitution; 0 if the simplifier leaves anything).
-int64_t value_with(const Expr& index, const Var& var, int64_t at) {
-  VarMap<Expr> map;
-  for (const Var& v : free_vars(index)) map[v] = make_int(0);
-  map[var] = make_int(at);
-  const Expr folded = simplify(substitute(index, map));
-  const auto* imm = folded.as<IntImmNode>();
-  return imm != nullptr ? imm->value : 0;
+// How far the flat index moves when var moves by one (from 0, every other
+// variable 0).
+int64_t step_of(const Expr& index, const Var& var) {
+  return eval_index(index, {{var.node(), 1}}) - eval_index(index, {{var.node(), 0}});
 }
-
-// How far the flat index moves when var moves by one.
-int64_t step_of(const Expr& index, const Var& var) { return value_with(index, var, 1) - value_with(index, var, 0); }
 
 Expr flat_index(const Buffer& b, const std::vector<Expr>& indices) {
   Expr flat;
