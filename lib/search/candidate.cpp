@@ -18,7 +18,7 @@ const Lowering& lower_candidate(Candidate& c, const target::Target& target, doub
   }
   if (lowering_seconds != nullptr)
     *lowering_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (lowering->func) lowering->feature_rows = extract_features(*lowering->func);
+  if (lowering->func) lowering->feature_rows = extract_features(*lowering->func, target);
   c.lowering = std::move(lowering);
   return *c.lowering;
 }

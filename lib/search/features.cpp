@@ -9,6 +9,7 @@
 #include "ir/eval_index.h"
 #include "ir/functor.h"
 #include "ir/scalar_math.h"
+#include "search/gpu_cost.h"
 
 namespace tunectl::search {
 
@@ -25,9 +26,11 @@ const char* const kScalarNames[] = {
     "float_cmp",     "float_select",  "int_ops",          "guard_ops",        "vec_len",
     "vec_inner_loops", "unroll_product", "parallel_product", "trip_product",  "exec_product",
     "num_loops",     "outermost_extent",
-    "is_update",     "num_buffers",   "arith_intensity",  "alloc_bytes",      "alloc_trips"};
+    "is_update",     "num_buffers",   "arith_intensity",  "alloc_bytes",      "alloc_trips",
+    "block_product", "thread_product", "vthread_product", "shared_bytes",   "blocks_per_sm",
+    "wave_fill",     "gpu_estimate_ns"};
 const char* const kBufferNames[] = {"bytes",        "lines",          "stride",     "reuse_carried",
-                                    "reuse_distance", "reuse_count", "is_write"};
+                                    "reuse_distance", "reuse_count", "is_write",  "thread_stride", "is_shared"};
 constexpr size_t kNumScalar = std::size(kScalarNames);
 constexpr size_t kPerBuffer = std::size(kBufferNames);
 
@@ -36,6 +39,7 @@ struct LoopInfo {
   int64_t extent;     // as written
   int64_t effective;  // iterations that pass the enclosing guards (an upper bound)
   ir::ForKind kind;
+  std::string tag;    // thread_tag of a loop bound to a hardware index
 };
 
 struct AllocInfo {
@@ -139,21 +143,38 @@ std::vector<double> access_features(const BufferAccess& a, const std::vector<Loo
     for (int64_t v = 0; v < walk; ++v) seen.insert(ir::floordiv_int(at(a.index, {{inner.var, v}}) * elem_bytes, kCacheLineBytes));
     lines = walk == 0 ? 0.0 : static_cast<double>(seen.size()) * static_cast<double>(inner.effective) / static_cast<double>(walk);
   }
-  return {elements * elem_bytes, lines, stride, innermost_reuse >= 0 ? 1.0 : 0.0, reuse_distance, reuse_count,
-          a.is_write ? 1.0 : 0.0};
+  // The step between neighbouring threads of a warp (the innermost
+  // threadIdx.x loop): coalescing of a global access, bank conflicts of a
+  // shared one.
+  double thread_stride = 0;
+  for (size_t i = loops.size(); i-- > 0;) {
+    if (loops[i].tag != "threadIdx.x") continue;
+    thread_stride = static_cast<double>(std::llabs(at(a.index, {{loops[i].var, 1}}) - base));
+    break;
+  }
+  return {elements * elem_bytes,
+          lines,
+          stride,
+          innermost_reuse >= 0 ? 1.0 : 0.0,
+          reuse_distance,
+          reuse_count,
+          a.is_write ? 1.0 : 0.0,
+          thread_stride,
+          a.buffer->scope == ir::MemScope::Shared ? 1.0 : 0.0};
 }
 
 class FeatureExtractor {
  public:
-  explicit FeatureExtractor(const lower::LoweredFunc& func) {
+  FeatureExtractor(const lower::LoweredFunc& func, const target::Target& target) {
     for (const ir::Buffer& b : func.args) args_.insert(b.get());
+    if (target.kind == target::TargetKind::Cuda) gpu_ = estimate_gpu_cost(func, target.gpu);
   }
 
   void walk(const ir::Stmt& s) {
     if (!s) return;
     if (auto* f = s.as<ir::ForNode>()) {
       const int64_t* ext = ir::as_const_int(f->extent);
-      loops_.push_back({f->var.node(), ext ? *ext : 1, ext ? *ext : 1, f->for_kind});
+      loops_.push_back({f->var.node(), ext ? *ext : 1, ext ? *ext : 1, f->for_kind, f->thread_tag});
       walk(f->body);
       loops_.pop_back();
     } else if (auto* st = s.as<ir::StoreNode>()) {
@@ -301,7 +322,14 @@ class FeatureExtractor {
                                static_cast<double>(buffers.size()),
                                ops.flops() * trips / std::max(total_bytes, 1.0),
                                static_cast<double>(alloc.bytes),
-                               static_cast<double>(alloc.trips)};
+                               static_cast<double>(alloc.trips),
+                               hardware_product("blockIdx"),
+                               hardware_product("threadIdx"),
+                               vthread_product(),
+                               static_cast<double>(gpu_.shared_bytes_per_block),
+                               static_cast<double>(gpu_.blocks_per_sm),
+                               gpu_.fill * 100,
+                               std::isfinite(gpu_.seconds) ? gpu_.seconds * 1e9 : 0.0};
     internal_check(raw.size() == kNumScalar, "feature table and row disagree");
     for (int i = 0; i < kNumBuffers; ++i) {
       if (i < static_cast<int>(buffers.size())) {
@@ -316,6 +344,27 @@ class FeatureExtractor {
     return out;
   }
 
+  // Product of the extents of the enclosing loops bound to blockIdx.* or
+  // threadIdx.* (prefix), a tag bound again inside (a cooperative fetch)
+  // counting with its innermost extent; 0 when none.
+  double hardware_product(const std::string& prefix) const {
+    std::unordered_map<std::string, int64_t> innermost;
+    for (const LoopInfo& l : loops_)
+      if (l.tag.rfind(prefix, 0) == 0) innermost[l.tag] = l.extent;
+    if (innermost.empty()) return 0;
+    double p = 1;
+    for (const auto& [tag, e] : innermost) p *= static_cast<double>(e);
+    return p;
+  }
+  // Product of the enclosing vthread loops; 0 when none.
+  double vthread_product() const {
+    double p = 0;
+    for (const LoopInfo& l : loops_)
+      if (l.tag == "vthread") p = (p == 0 ? 1 : p) * static_cast<double>(l.extent);
+    return p;
+  }
+
+  GpuCost gpu_;  // the whole kernel's analytic cost (zero on the CPU)
   std::unordered_set<const ir::BufferNode*> args_;
   std::unordered_map<const ir::BufferNode*, AllocInfo> allocs_;
   std::vector<LoopInfo> loops_;
@@ -336,8 +385,8 @@ const std::vector<std::string>& feature_names() {
   return names;
 }
 
-std::vector<std::vector<float>> extract_features(const lower::LoweredFunc& func) {
-  FeatureExtractor extractor(func);
+std::vector<std::vector<float>> extract_features(const lower::LoweredFunc& func, const target::Target& target) {
+  FeatureExtractor extractor(func, target);
   extractor.walk(func.body);
   return extractor.take_rows();
 }

@@ -38,6 +38,16 @@
 //                       (a local accumulator, a cache stage); 0 for arguments
 //   alloc_trips         times that allocation is entered (product of the extents
 //                       of the loops around it; 0 for arguments)
+//   GPU (all 0 for a CPU target; the launch's from search/gpu_cost.h):
+//   block_product       product of the enclosing blockIdx loops' extents
+//   thread_product      ... threadIdx loops' (a tag bound again inside, a
+//                       cooperative fetch, with its innermost extent)
+//   vthread_product     ... vthread loops'
+//   shared_bytes        shared memory per block of the kernel
+//   blocks_per_sm       blocks resident per SM (occupancy: threads, shared
+//                       memory, estimated registers)
+//   wave_fill           percent of the SMs' block slots busy over the waves
+//   gpu_estimate_ns     the analytic cost model's time for the kernel
 //   b<i>_*              the statement's buffers, i = 0..4, ordered by bytes touched
 //                       (largest first); all zero when it touches fewer:
 //     b<i>_bytes          bytes of the buffer touched over the whole loop nest
@@ -49,12 +59,16 @@
 //                         (statement runs between two uses of one element)
 //     b<i>_reuse_count    product of the extents of the loops that do not move it
 //     b<i>_is_write       1 for the stored buffer
+//     b<i>_thread_stride  |index step| between neighbouring threads (innermost
+//                         threadIdx.x loop): coalescing, bank conflicts
+//     b<i>_is_shared      1 for a shared-memory buffer
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "lower/lower.h"
+#include "target/target.h"
 
 namespace tunectl::search {
 
@@ -62,7 +76,9 @@ namespace tunectl::search {
 const std::vector<std::string>& feature_names();
 
 // One row per Store in func.body, in program order; every row has
-// feature_names().size() finite entries.
-std::vector<std::vector<float>> extract_features(const lower::LoweredFunc& func);
+// feature_names().size() finite entries. The GPU columns are filled for a
+// cuda target.
+std::vector<std::vector<float>> extract_features(const lower::LoweredFunc& func,
+                                                 const target::Target& target = target::Target{});
 
 }  // namespace tunectl::search
