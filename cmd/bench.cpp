@@ -44,7 +44,16 @@ TuningLogs read_tuning_logs(const std::string& path, const std::string& target) 
     for (auto& r : contents.records) all.push_back(std::move(r));
   }
   TuningLogs logs;
-  logs.target = !target.empty() ? target : all.empty() ? "" : log::pick_target(all, "", path);
+  if (!target.empty() || all.empty()) {
+    logs.target = target;
+  } else {
+    // Without --target, bench runs on this machine's CPU: the records of a
+    // GPU target (a constructed CUDA log beside the CPU ones) are left out.
+    std::vector<log::Record> cpu;
+    for (const log::Record& r : all)
+      if (r.task.target.rfind("llvm", 0) == 0) cpu.push_back(r);
+    logs.target = log::pick_target(cpu.empty() ? all : cpu, "", path);
+  }
   const std::string note = log::other_targets_note(all, logs.target);
   if (!note.empty()) spdlog::info("{}: {}", path, note);
   for (const log::Record& r : all)

@@ -49,8 +49,8 @@ struct TuningLogs {
 // Reads one log file, or every *.json / *.jsonl file of a folder (sorted by
 // name), keeping the records of `target` (a note on stderr says how many of
 // other targets are left out), or when `target` is empty of the records' one
-// target (log::pick_target); UserError when the path is missing or a file is
-// unreadable.
+// CPU target (log::pick_target; GPU records only when there are no others);
+// UserError when the path is missing or a file is unreadable.
 TuningLogs read_tuning_logs(const std::string& path, const std::string& target);
 
 // "median 1.234 ms, min..max 1.200..1.300 ms (spread 8.1%)".
