@@ -134,8 +134,8 @@ std::vector<Candidate> TaskSearch::next_batch(int n, CostModel& model,
   }
   table.score(population);
 
-  // The best-scored candidates first, leaving the eps_greedy share to random
-  // samples.
+  // The seeds first, then the best-scored candidates, leaving the
+  // eps_greedy share to random samples.
   std::vector<Candidate> batch;
   std::set<std::string> taken;
   auto take = [&](const Candidate& c, const std::string& key) {
@@ -143,6 +143,11 @@ std::vector<Candidate> TaskSearch::next_batch(int n, CostModel& model,
     taken.insert(key);
     batch.push_back(c);
   };
+  for (Candidate& c : seeds_) {
+    lower_candidate(c, params_.target, &lowering_seconds_);
+    if (c.lowering->func) take(c, state_key(c.state));
+  }
+  seeds_.clear();
   int num_random = static_cast<int>(std::lround(params_.eps_greedy * n));
   std::vector<const ScoreTable::Entry*> ranked = table.ranked();
   for (const auto* e : ranked) {

@@ -38,6 +38,9 @@ class TaskSearch {
   // an error); the best ones seed later generations. A candidate not yet
   // lowered (one read from a log) is lowered when it is first scored.
   void add_measured(const Candidate& candidate, double cost_seconds);
+  // A program to measure first (a constructed one): the next batch starts
+  // with the seeds not measured yet.
+  void add_seed(Candidate candidate) { seeds_.push_back(std::move(candidate)); }
 
   // Seconds spent in lower() by this search so far.
   double lowering_seconds() const { return lowering_seconds_; }
@@ -54,6 +57,7 @@ class TaskSearch {
   // Valid measured candidates, best (lowest cost) first, at most
   // num_measured_seeds.
   std::vector<std::pair<double, Candidate>> best_measured_;
+  std::vector<Candidate> seeds_;
   double lowering_seconds_ = 0;
 };
 

@@ -17,11 +17,7 @@
 
 namespace tunectl::tune {
 
-namespace {
-
-// A device program passes the device compiler's resource check (no
-// register spills); the host compiler takes any lowered program.
-bool compiles(const backend::Backend& backend, const lower::LoweredFunc& func) {
+bool compiler_accepts(const backend::Backend& backend, const lower::LoweredFunc& func) {
   if (!backend.builds_device_code()) return true;
   try {
     backend.emit(func, "resources");
@@ -30,8 +26,6 @@ bool compiles(const backend::Backend& backend, const lower::LoweredFunc& func) {
     return false;
   }
 }
-
-}  // namespace
 
 TuneSummary construct_tasks(const std::vector<tasks::Task>& tasks, const TuneOptions& options) {
   user_check(!tasks.empty(), "tune: no tasks to tune");
@@ -70,7 +64,7 @@ TuneSummary construct_tasks(const std::vector<tasks::Task>& tasks, const TuneOpt
     } else {
       std::optional<search::Construction> c =
           search::construct_program(task.dag, params, options.seed + t, [&](const lower::LoweredFunc& f) {
-            return compiles(*backend, f);
+            return compiler_accepts(*backend, f);
           });
       if (!c) {
         ts.status = "no program";

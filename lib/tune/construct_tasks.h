@@ -19,4 +19,8 @@ namespace tunectl::tune {
 // options: log_path, backend (its target), seed, search, progress.
 TuneSummary construct_tasks(const std::vector<tasks::Task>& tasks, const TuneOptions& options);
 
+// Whether the backend's compiler takes func: a device program passes its
+// resource check (no register spills); the host compiler takes any.
+bool compiler_accepts(const backend::Backend& backend, const lower::LoweredFunc& func);
+
 }  // namespace tunectl::tune

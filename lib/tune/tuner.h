@@ -11,6 +11,9 @@
 // programs and the cost model is trained on them, and they count against the
 // trial budget only as history (the budget is for new measurements).
 //
+// On a GPU target, each task's search is seeded with its constructed program
+// (search/construct.h), measured in its first round.
+//
 // Progress: one live line on stderr while tuning (task, round, trials done of
 // the budget, best GFLOP/s of the task, estimated end-to-end latency
 // sum(weight x best), time left), then the caller prints summary_table().

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <random>
 #include <limits>
 #include <set>
 
@@ -14,6 +15,7 @@
 
 #include "ops/registry.h"
 #include "search/features.h"
+#include "search/sketch.h"
 #include "search/task_search.h"
 
 using namespace tunectl;
@@ -89,6 +91,22 @@ TEST_CASE("next_batch respects already_measured across batches", "[task_search][
       search.add_measured(c, 1.0 + measured.size());
     }
   }
+}
+
+TEST_CASE("a seed is measured first, once", "[task_search][cpu]") {
+  auto dag = matmul_dag(32, 32, 32);
+  search::XgbCostModel model;
+  std::mt19937_64 rng(5);
+  const std::vector<schedule::State> sketches = search::generate_sketches(dag, small_params());
+  std::optional<search::Candidate> seed = search::annotate_randomly(sketches.back(), rng, small_params());
+  REQUIRE(seed.has_value());
+  search::TaskSearch search(dag, 0, small_params(), 3);
+  search.add_seed({seed->state, nullptr});
+  auto first = search.next_batch(6, model, nothing_measured);
+  REQUIRE(first.size() == 6);
+  CHECK(key(first[0].state) == key(seed->state));
+  auto second = search.next_batch(6, model, [&](const schedule::State& s) { return key(s) == key(seed->state); });
+  for (const auto& c : second) CHECK(key(c.state) != key(seed->state));
 }
 
 TEST_CASE("add_measured states seed later batches", "[task_search][cpu]") {
