@@ -8,6 +8,7 @@
 #include <random>
 
 #include "ir/error.h"
+#include "search/cpu_cost.h"
 #include "search/gpu_cost.h"
 #include "search/mutation.h"
 #include "search/sketch.h"
@@ -23,10 +24,10 @@ struct Rated {
 
 }  // namespace
 
-double analytic_cost(const lower::LoweredFunc& func, const target::Target& target) {
-  user_check(target.kind == target::TargetKind::Cuda, "construction has no analytic cost model for target ",
-             target.str(), " yet (only cuda)");
-  return estimate_gpu_cost(func, target.gpu).seconds;
+double analytic_cost(const Lowering& lowering, const target::Target& target) {
+  internal_check(lowering.func != nullptr, "the analytic cost of a program that did not lower");
+  if (target.kind == target::TargetKind::Cuda) return estimate_gpu_cost(*lowering.func, target.gpu).seconds;
+  return estimate_cpu_seconds(lowering.feature_rows, target);
 }
 
 std::optional<Construction> construct_program(std::shared_ptr<const te::ComputeDAG> dag, const SearchParams& params,
@@ -40,7 +41,7 @@ std::optional<Construction> construct_program(std::shared_ptr<const te::ComputeD
   auto rate = [&](Candidate c) -> Rated {
     ++out.states_rated;
     const Lowering& l = lower_candidate(c, params.target);
-    const double cost = l.func ? analytic_cost(*l.func, params.target) : std::numeric_limits<double>::infinity();
+    const double cost = l.func ? analytic_cost(l, params.target) : std::numeric_limits<double>::infinity();
     if (l.func) rated.push_back({c, cost});
     return {std::move(c), cost};
   };

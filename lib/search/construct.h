@@ -4,7 +4,7 @@
 // the target's sketches, annotated by the hardware-aligned draws of their
 // rules, the walk follows the edges the search's mutations take (a tile
 // factor moved between levels, an unroll depth, a compute location) to the
-// neighbour the analytic cost (gpu_cost.h) rates best, while one improves,
+// neighbour the analytic cost (gpu_cost.h, cpu_cost.h) rates best, while one improves,
 // from a few of the best starting points. Deterministic for a seed.
 #pragma once
 
@@ -31,9 +31,9 @@ struct Construction {
   double seconds = 0;          // wall time of the construction
 };
 
-// The analytic cost of a lowered program on params.target; UserError for a
-// target without an analytic model.
-double analytic_cost(const lower::LoweredFunc& func, const target::Target& target);
+// The analytic cost of a lowered program on target: gpu_cost.h for cuda,
+// cpu_cost.h for llvm.
+double analytic_cost(const Lowering& lowering, const target::Target& target);
 
 // Whether the backend takes a lowered program (the compiler's resource
 // report: registers, spills), checked on the best-rated programs in turn.

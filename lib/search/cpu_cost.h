@@ -1,0 +1,27 @@
+// Analytic cost of a lowered CPU program on a target (`tune --search
+// construct --target llvm`; construct.h), read off its feature rows
+// (features.h) so that it costs nothing beyond what every candidate already
+// computes. Per statement, a roofline on one core, then the parallel loop:
+//   compute  its float ops (a division 4, a math call 10), integer and guard
+//            ops at a quarter, over two vector FMA pipes of
+//            min(vector loop, target lanes) lanes each (scalar outside a
+//            vectorized loop, and in one that walks memory with a stride:
+//            a gather, one load per lane), at an assumed 3 GHz
+//   memory   each buffer's bytes touched while the data between two uses
+//            (reuse distance x 4 bytes x the statement's buffers) fits the
+//            L2 of a core; beyond, every use reloads what it touches: a
+//            contiguous walk its bytes, a strided one a whole 64-byte line
+//            per element; at 20 GB/s per core and no more than 4x that
+//   parallel min(parallel extent, cores) times the balance of its chunks
+// The estimate ranks programs of one task; it is no measurement.
+#pragma once
+
+#include <vector>
+
+#include "target/target.h"
+
+namespace tunectl::search {
+
+double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows, const target::Target& target);
+
+}  // namespace tunectl::search
