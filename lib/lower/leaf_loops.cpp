@@ -12,26 +12,6 @@ namespace {
 using namespace ir;
 using schedule::IterAnnotation;
 
-void set_kind(Loop& loop, IterAnnotation a) {
-  switch (a) {
-    case IterAnnotation::None: loop.kind = ForKind::Serial; return;
-    case IterAnnotation::Parallel: loop.kind = ForKind::Parallel; return;
-    case IterAnnotation::Vectorize: loop.kind = ForKind::Vectorized; return;
-    case IterAnnotation::Unroll: loop.kind = ForKind::Unrolled; return;
-    case IterAnnotation::BlockX:
-    case IterAnnotation::BlockY:
-    case IterAnnotation::BlockZ:
-    case IterAnnotation::ThreadX:
-    case IterAnnotation::ThreadY:
-    case IterAnnotation::ThreadZ:
-    case IterAnnotation::VThread:
-      loop.kind = ForKind::ThreadBinding;
-      loop.thread_tag = schedule::to_string(a);
-      return;
-  }
-  internal_fail("unknown iterator annotation");
-}
-
 bool bound_to_hardware(IterAnnotation a) {
   switch (a) {
     case IterAnnotation::BlockX:
@@ -44,6 +24,21 @@ bool bound_to_hardware(IterAnnotation a) {
       return true;
     default:
       return false;
+  }
+}
+
+void set_kind(Loop& loop, IterAnnotation a) {
+  if (bound_to_hardware(a)) {
+    loop.kind = ForKind::ThreadBinding;
+    loop.thread_tag = schedule::to_string(a);
+    return;
+  }
+  switch (a) {
+    case IterAnnotation::None: loop.kind = ForKind::Serial; return;
+    case IterAnnotation::Parallel: loop.kind = ForKind::Parallel; return;
+    case IterAnnotation::Vectorize: loop.kind = ForKind::Vectorized; return;
+    case IterAnnotation::Unroll: loop.kind = ForKind::Unrolled; return;
+    default: internal_fail("unknown iterator annotation");
   }
 }
 

@@ -39,11 +39,9 @@ namespace {
 
 using schedule::State;
 
-// Tile levels of "SSSRRSRS": each spatial axis splits into five loops
-// (block, vthread, thread, two inner levels), each reduce axis into three.
-constexpr int kSpatialLengths = 4;
-constexpr int kReduceLengths = 2;
-// The spatial levels the output follows: block, vthread, thread, the rest.
+// "SSSRRSRS": each spatial axis splits into five loops (block, vthread,
+// thread, two inner levels), each reduce axis into three; the output
+// follows the first three spatial levels (then the rest).
 constexpr int kBoundLevels = 3;
 
 // Binds an output stage's leading loops: positions 0..n-1 hold the axes of
@@ -76,36 +74,8 @@ std::pair<int, int> thread_point(const State& s, int r) {
 // of every input i reads, fetched cooperatively at i's outermost reduce tile.
 void tile_for_gpu(State& s, int i, int c) {
   const int n_spatial = static_cast<int>(s.stages[i].op->axes.size());
-  const int n = static_cast<int>(s.stages[i].leaves.size());
-  const int n_reduce = n - n_spatial;
-  std::vector<int> spatial_splits(n_spatial);
-  for (int p = n - 1; p >= 0; --p) {
-    const bool spatial = p < n_spatial;
-    if (spatial) spatial_splits[p] = static_cast<int>(s.history.size());
-    s.apply(schedule::SplitStep{i, p, s.stages[i].leaf(p).extent,
-                                std::vector<int64_t>(spatial ? kSpatialLengths : kReduceLengths, 1), true});
-  }
-  // Axis a's parts sit at base(a) + level.
-  auto pos = [&](int axis, int level) {
-    const int before_spatial = std::min(axis, n_spatial);
-    return before_spatial * (kSpatialLengths + 1) + (axis - before_spatial) * (kReduceLengths + 1) + level;
-  };
-  std::vector<int> order;
-  auto spatial_level = [&](int level) {
-    for (int a = 0; a < n_spatial; ++a) order.push_back(pos(a, level));
-  };
-  auto reduce_level = [&](int level) {
-    for (int a = n_spatial; a < n; ++a) order.push_back(pos(a, level));
-  };
-  spatial_level(0);
-  spatial_level(1);
-  spatial_level(2);
-  reduce_level(0);
-  reduce_level(1);
-  spatial_level(3);
-  reduce_level(2);
-  spatial_level(4);
-  s.apply(schedule::ReorderStep{i, order});
+  const int n_reduce = static_cast<int>(s.stages[i].leaves.size()) - n_spatial;
+  const std::vector<int> spatial_splits = multi_level_tile(s, i, "SSSRRSRS");
 
   // The output: block, vthread, thread parts of every axis, then the rest.
   for (int a = n_spatial - 1; a >= 0; --a) s.apply(schedule::FollowSplitStep{c, a, spatial_splits[a], kBoundLevels});

@@ -27,11 +27,6 @@ using schedule::State;
 // (rarer) combinations are dropped, keeping generation deterministic.
 constexpr size_t kMaxSketches = 16;
 
-// Tile levels of the CPU "SSRSRS" structure: each spatial axis splits into
-// four loops, each reduce axis into two.
-constexpr int kSpatialLengths = 3;
-constexpr int kReduceLengths = 1;
-
 class LoadCollector : public ir::IRVisitor {
  public:
   std::vector<const ir::LoadNode*> loads;
@@ -49,41 +44,9 @@ int64_t product(const std::vector<int64_t>& v, size_t begin, size_t end) {
   return p;
 }
 
-// Multi-level tiling of stage i (fresh loops): placeholder splits, then the
-// SSRSRS order. Returns the history index of each spatial axis's split.
-std::vector<int> tile(State& s, int i) {
-  const schedule::Stage& st = s.stages[i];
-  const int n = static_cast<int>(st.leaves.size());
-  const int n_spatial = static_cast<int>(st.op->axes.size());
-  std::vector<int> split_steps(n_spatial);
-  // Last to first, so the positions still to split do not move.
-  for (int p = n - 1; p >= 0; --p) {
-    bool spatial = p < n_spatial;
-    if (spatial) split_steps[p] = static_cast<int>(s.history.size());
-    int64_t extent = s.stages[i].leaf(p).extent;
-    s.apply(schedule::SplitStep{i, p, extent, std::vector<int64_t>(spatial ? kSpatialLengths : kReduceLengths, 1), true});
-  }
-  // Axis a's parts now sit at base(a) + level.
-  auto pos = [&](int axis, int level) {
-    int before_spatial = std::min(axis, n_spatial);
-    return before_spatial * (kSpatialLengths + 1) + (axis - before_spatial) * (kReduceLengths + 1) + level;
-  };
-  std::vector<int> order;
-  auto spatial_level = [&](int level) {
-    for (int a = 0; a < n_spatial; ++a) order.push_back(pos(a, level));
-  };
-  auto reduce_level = [&](int level) {
-    for (int a = n_spatial; a < n; ++a) order.push_back(pos(a, level));
-  };
-  spatial_level(0);
-  spatial_level(1);
-  reduce_level(0);
-  spatial_level(2);
-  reduce_level(1);
-  spatial_level(3);
-  s.apply(schedule::ReorderStep{i, order});
-  return split_steps;
-}
+// Multi-level tiling of stage i in the CPU's SSRSRS order. Returns the
+// history index of each spatial axis's split.
+std::vector<int> tile(State& s, int i) { return multi_level_tile(s, i, "SSRSRS"); }
 
 // Tiling of stage i with consumer c following its outermost spatial tiles;
 // i is computed inside c's outer tile loops, where bound inference shrinks
@@ -226,6 +189,36 @@ std::vector<State> expand_cpu(const State& s, int i, const SearchParams& params)
   }
   if (out.empty()) out.push_back(s);
   return out;
+}
+
+std::vector<int> multi_level_tile(State& s, int i, const std::string& structure) {
+  const int spatial_lengths = static_cast<int>(std::count(structure.begin(), structure.end(), 'S')) - 1;
+  const int reduce_lengths = static_cast<int>(std::count(structure.begin(), structure.end(), 'R')) - 1;
+  const int n = static_cast<int>(s.stages[i].leaves.size());
+  const int n_spatial = static_cast<int>(s.stages[i].op->axes.size());
+  std::vector<int> split_steps(n_spatial);
+  // Last to first, so the positions still to split do not move.
+  for (int p = n - 1; p >= 0; --p) {
+    const bool spatial = p < n_spatial;
+    if (spatial) split_steps[p] = static_cast<int>(s.history.size());
+    s.apply(schedule::SplitStep{i, p, s.stages[i].leaf(p).extent,
+                                std::vector<int64_t>(spatial ? spatial_lengths : reduce_lengths, 1), true});
+  }
+  // Axis a's parts now sit at base(a) + level; the structure takes each
+  // kind's levels in turn, every axis of the kind at each.
+  auto pos = [&](int axis, int level) {
+    const int before_spatial = std::min(axis, n_spatial);
+    return before_spatial * (spatial_lengths + 1) + (axis - before_spatial) * (reduce_lengths + 1) + level;
+  };
+  std::vector<int> order;
+  int spatial_level = 0, reduce_level = 0;
+  for (char kind : structure) {
+    const bool spatial = kind == 'S';
+    const int level = spatial ? spatial_level++ : reduce_level++;
+    for (int a = spatial ? 0 : n_spatial; a < (spatial ? n_spatial : n); ++a) order.push_back(pos(a, level));
+  }
+  s.apply(schedule::ReorderStep{i, order});
+  return split_steps;
 }
 
 bool has_data_reuse(const te::Tensor& op) {

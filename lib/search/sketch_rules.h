@@ -13,6 +13,7 @@
 
 #include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "schedule/state.h"
@@ -54,6 +55,13 @@ bool has_data_reuse(const te::Tensor& op);
 int fusible_consumer(const schedule::State& s, int i);
 // The stages before i whose buffers stage i loads, in stage order.
 std::vector<int> stages_read_by(const schedule::State& s, int i);
+// Multi-level tiling of stage i (fresh loops) by structure, Ansor's string
+// of tile levels from outer to inner ("SSRSRS" on the CPU, "SSSRRSRS" on
+// the GPU): each spatial axis splits into as many loops as there are S, each
+// reduce axis as many as R, with placeholder lengths of 1, and the loops are
+// ordered level by level as the string says. Returns the history index of
+// each spatial axis's split.
+std::vector<int> multi_level_tile(schedule::State& s, int i, const std::string& structure);
 
 // --- tile sampling (sketch_annotation.cpp) ---
 
