@@ -88,8 +88,10 @@ if ! ldconfig -p | grep -q 'libcuda\.so\.1'; then
     expect 2 "no CUDA driver or device was found" -- "$tunectl" $cmd "$model" --target cuda $extra
   done
 fi
-expect 2 "construction has no analytic cost model for target llvm" -- "$tunectl" tune "$model" --target llvm \
-  --search construct --log "$work/construct-llvm.log.json" --kernels "$work/construct-llvm"
+expect 0 "every task constructed" -- "$tunectl" tune "$model" --target llvm --search construct \
+  --log "$work/construct-llvm.log.json" --kernels "$work/construct-llvm"
+check "constructed CPU records are marked estimated" grep -q '"estimated":true' "$work/construct-llvm.log.json"
+check "the constructed CPU kernels are linked" test -f "$work/construct-llvm/libtunectl_kernels.so"
 expect 2 "unknown GPU arch 'sm_20'" -- "$tunectl" tune "$model" --target "cuda -arch=sm_20"
 expect 2 "cuda takes -arch=sm_NN" -- "$tunectl" tune "$model" --target "cuda -mcpu=znver4"
 expect 2 "unknown target" -- "$tunectl" tune "$model" --target opencl

@@ -1,16 +1,19 @@
 // The analytic GPU cost (search/gpu_cost.h) ranks programs the way the
 // hardware's first-order effects say it should, and construction
-// (search/construct.h) builds a program from it deterministically.
+// (search/construct.h) builds a program from it (or from the CPU's,
+// search/cpu_cost.h) deterministically.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
+#include "backend/backend.h"
 #include "ir/error.h"
 #include "lower/lower.h"
 #include "ops/registry.h"
 #include "search/construct.h"
 #include "search/gpu_cost.h"
 #include "search/sketch.h"
+#include "search_test_util.h"
 #include "support/gpu_schedules.h"
 
 using namespace tunectl;
@@ -103,9 +106,11 @@ TEST_CASE("construction: deterministic, better than where it starts, and within 
   CHECK(!search::construct_program(dag, params, 1, [](const lower::LoweredFunc&) { return false; }).has_value());
 }
 
-TEST_CASE("construction: only targets with an analytic model", "[unit]") {
-  const auto dag = op_dag("matmul", {{"M", 16}, {"N", 16}, {"K", 16}});
-  CHECK_THROWS_AS(search::construct_program(dag, search::for_target({}, target::Target{}), 1,
-                                            [](const lower::LoweredFunc&) { return true; }),
-                  UserError);
+TEST_CASE("construction on the CPU: a program of the CPU sketches that computes the reference", "[cpu]") {
+  const auto dag = op_dag("matmul", {{"M", 64}, {"N", 48}, {"K", 32}});
+  const std::optional<search::Construction> c = search::construct_program(
+      dag, search::for_target({}, backend::host_backend()->target()), 1, [](const lower::LoweredFunc&) { return true; });
+  REQUIRE(c.has_value());
+  CHECK(std::isfinite(c->estimated_seconds));
+  test::check_computes_reference(*dag, c->best.state, 3);
 }
