@@ -46,10 +46,14 @@ double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows,
     // load per lane.
     bool gathers = false;
     for (size_t b : buffers) gathers = gathers || value(b + stride) > 1;
-    double lanes = std::clamp(value(vec_len), 1.0, static_cast<double>(target.vector_lanes));
+    // A vector loop runs in whole registers: 24 elements on 16 lanes take
+    // two, 12 lanes each.
+    const double vector = std::max(1.0, value(vec_len));
+    double lanes = vector / std::ceil(vector / static_cast<double>(std::max(1, target.vector_lanes)));
     double flops = value(add) + value(mul) + 4 * value(div) + value(min_max) + 10 * value(math) + value(cmp) +
                    value(select);
-    if (gathers && lanes > 1) {
+    // A guard inside it (a non-dividing tile) keeps it scalar too.
+    if ((gathers || value(guards) > 0) && lanes > 1) {
       flops += runs * static_cast<double>(buffers.size());
       lanes = 1;
     }

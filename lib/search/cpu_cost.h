@@ -3,10 +3,11 @@
 // (features.h) so that it costs nothing beyond what every candidate already
 // computes. Per statement, a roofline on one core, then the parallel loop:
 //   compute  its float ops (a division 4, a math call 10), integer and guard
-//            ops at a quarter, over two vector FMA pipes of
-//            min(vector loop, target lanes) lanes each (scalar outside a
-//            vectorized loop, and in one that walks memory with a stride:
-//            a gather, one load per lane), at an assumed 3 GHz
+//            ops at a quarter, over two vector FMA pipes of the lanes the
+//            vector loop fills in whole registers (24 elements on 16 lanes:
+//            12 each; scalar outside a vectorized loop, and in one that
+//            walks memory with a stride, a gather, or holds a guard: one
+//            load per lane), at an assumed 3 GHz
 //   memory   each buffer's bytes touched while the data between two uses
 //            (reuse distance x 4 bytes x the statement's buffers) fits the
 //            L2 of a core; beyond, every use reloads what it touches: a
