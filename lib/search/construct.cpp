@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <random>
 
@@ -70,7 +71,9 @@ std::optional<Construction> construct_program(std::shared_ptr<const te::ComputeD
   std::stable_sort(rated.begin(), rated.end(), [](const Rated& a, const Rated& b) { return a.cost < b.cost; });
   const size_t tries = std::min<size_t>(rated.size(), 16);
   size_t k = 0;
-  while (k < tries && !accept(*rated[k].candidate.lowering->func)) ++k;
+  // An infinite estimate is a program the model rules out (one that cannot
+  // launch, or too much unrolled code).
+  while (k < tries && (!std::isfinite(rated[k].cost) || !accept(*rated[k].candidate.lowering->func))) ++k;
   if (k == tries) return std::nullopt;
   out.best = std::move(rated[k].candidate);
   out.estimated_seconds = rated[k].cost;

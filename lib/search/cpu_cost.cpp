@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "ir/error.h"
@@ -16,6 +17,7 @@ constexpr double kClockHz = 3e9;
 constexpr double kFmaPipes = 2;
 constexpr double kCoreBytesPerSecond = 20e9;
 constexpr double kMaxBandwidthCores = 4;
+constexpr double kMaxUnrolledInstructions = 1 << 14;
 
 size_t column(const std::string& name) {
   const std::vector<std::string>& names = feature_names();
@@ -31,11 +33,13 @@ double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows,
                       min_max = column("float_min_max"), math = column("float_math"), cmp = column("float_cmp"),
                       select = column("float_select"), int_ops = column("int_ops"), guards = column("guard_ops"),
                       vec_len = column("vec_len"), parallel = column("parallel_product"),
+                      unroll = column("unroll_product"), num_buffers = column("num_buffers"),
                       exec = column("exec_product"), b0_bytes = column("b0_bytes");
   const size_t per_buffer = column("b1_bytes") - b0_bytes;
   const size_t stride = column("b0_stride") - b0_bytes, reuse_distance = column("b0_reuse_distance") - b0_bytes,
                reuse_count = column("b0_reuse_count") - b0_bytes;
   double total = 0;
+  double code = 0;  // instructions of the unrolled loop bodies
   for (const std::vector<float>& row : feature_rows) {
     auto value = [&](size_t c) { return std::exp2(static_cast<double>(row[c])) - 1; };
     std::vector<size_t> buffers;
@@ -72,6 +76,11 @@ double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows,
         traffic += runs * std::min(64.0, 4 * value(b + stride));
       }
     }
+    // Unrolled code beyond what compiles in reasonable time (and fits the
+    // instruction cache) is no candidate.
+    const double per_run = (flops + value(int_ops)) / runs + value(num_buffers);
+    code += std::max(1.0, value(unroll)) * per_run / lanes;
+    if (code > kMaxUnrolledInstructions) return std::numeric_limits<double>::infinity();
     const double p = std::max(1.0, value(parallel));
     const double cores = std::min(p, static_cast<double>(std::max(1, target.cores)));
     const double balance = p / (std::ceil(p / cores) * cores);

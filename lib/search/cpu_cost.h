@@ -14,7 +14,9 @@
 //            contiguous walk its bytes, a strided one a whole 64-byte line
 //            per element; at 20 GB/s per core and no more than 4x that
 //   parallel min(parallel extent, cores) times the balance of its chunks
-// The estimate ranks programs of one task; it is no measurement.
+// A program whose unrolled loop bodies add up to more than 16K instructions
+// (code LLVM takes minutes to compile, and no instruction cache holds) costs
+// +inf. The estimate ranks programs of one task; it is no measurement.
 #pragma once
 
 #include <vector>

@@ -8,8 +8,8 @@
 #include <numeric>
 #include <set>
 
-#include "ir/functor.h"
 #include "ir/eval_index.h"
+#include "ir/functor.h"
 #include "lower/launch_dims.h"
 
 namespace tunectl::search {
