@@ -42,6 +42,7 @@ TuneSummary construct_tasks(const std::vector<tasks::Task>& tasks, const TuneOpt
   std::map<std::string, log::Record> existing;
   if (std::filesystem::exists(options.log_path)) {
     log::LogContents contents = log::read_log(options.log_path);
+    for (const std::string& w : contents.warnings) spdlog::warn("{}", w);
     summary.warnings = contents.warnings;
     existing = log::best_records(contents.records, target.str());
   }
