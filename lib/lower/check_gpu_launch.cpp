@@ -1,5 +1,6 @@
 #include "lower/check_gpu_launch.h"
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <vector>
@@ -18,7 +19,7 @@ using namespace ir;
 // Shared bytes, and what bindings enclose each loop and each store.
 class LaunchChecker : public IRVisitor {
  public:
-  explicit LaunchChecker(std::string kernel) : kernel_(std::move(kernel)) {}
+  LaunchChecker(std::string kernel, const LaunchDims& dims) : kernel_(std::move(kernel)), dims_(dims) {}
   int64_t shared_bytes = 0;
 
  protected:
@@ -83,6 +84,8 @@ class LaunchChecker : public IRVisitor {
                    bound_[i]->thread_tag, "); ",
                    shared ? "attach its stage inside the blockIdx loops" : "cache it in shared memory");
       }
+    } else if (accumulates(op)) {
+      check_every_index_bound(op);
     }
     IRVisitor::visit_Store(op);
   }
@@ -90,7 +93,35 @@ class LaunchChecker : public IRVisitor {
  private:
   static const std::string& name(const ForNode* loop) { return loop->var.node()->name; }
 
+  // Whether the store reads the element it writes (a reduction's update).
+  static bool accumulates(const StoreNode* op) {
+    bool reads = false;
+    post_order_visit(op->value, [&](const Expr& e) {
+      if (const auto* load = e.as<LoadNode>()) reads = reads || load->buffer.same_as(op->buffer);
+    });
+    return reads;
+  }
+
+  // An update of a kernel argument under no loop bound to some hardware
+  // index the launch spreads (more than one block or thread along it) runs
+  // once per block or thread of that index, each adding to the same
+  // elements: a race, and a sum counted many times.
+  void check_every_index_bound(const StoreNode* op) const {
+    for (int d = 0; d < 3; ++d) {
+      for (const bool block : {true, false}) {
+        if ((block ? dims_.grid[d] : dims_.block[d]) <= 1) continue;
+        const std::string tag = std::string(block ? "blockIdx." : "threadIdx.") + static_cast<char>('x' + d);
+        const bool bound = std::any_of(bound_.begin(), bound_.end(), [&](const ForNode* l) { return l->thread_tag == tag; });
+        user_check(bound, "kernel ", kernel_, ": the update of ", op->buffer->name, " runs under no loop bound to ",
+                   tag, " while the launch has ", block ? dims_.grid[d] : dims_.block[d], " along it: every ",
+                   block ? "block" : "thread", " would add to the same elements (bind a loop of its stage to ", tag,
+                   ", or compute it per thread)");
+      }
+    }
+  }
+
   std::string kernel_;
+  LaunchDims dims_;
   int inside_threads_ = 0;
   std::vector<const ForNode*> bound_;  // open loops bound to blockIdx/threadIdx, outermost first
   std::map<const BufferNode*, size_t> allocated_at_;  // bound_.size() at the allocation
@@ -114,7 +145,7 @@ LoweredFunc check_gpu_launch(LoweredFunc func, const target::Target& target) {
     user_check(dims.block[d] <= kMaxBlock[d], "kernel ", func.name, ": ", dims.block[d], " threads along threadIdx.",
                axis, " (at most ", kMaxBlock[d], ")");
   }
-  LaunchChecker checker(func.name);
+  LaunchChecker checker(func.name, dims);
   checker.visit(func.body);
   user_check(checker.shared_bytes <= gpu.shared_bytes_per_block, "kernel ", func.name, ": ", checker.shared_bytes,
              " bytes of shared memory per block, more than ", target.str(), " allows (", gpu.shared_bytes_per_block,

@@ -13,6 +13,9 @@
 //   - a buffer filled under a binding made inside its allocation: a buffer
 //     private to each thread filled by several threads, or a shared buffer
 //     filled by several blocks (each would hold only its own part);
+//   - an update of a kernel argument (a reduction into the output) under no
+//     loop bound to some blockIdx or threadIdx dimension the launch spreads:
+//     every block or thread of it would add to the same elements;
 //   - a parallel loop (a CPU annotation);
 //   - a vthread loop of more than kMaxVirtualThreads iterations (each is
 //     unrolled into the thread's code, as TVM's VerifyGPUCode limits);

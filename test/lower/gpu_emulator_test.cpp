@@ -180,6 +180,21 @@ TEST_CASE("launches beyond the target's limits are refused when lowering", "[gpu
     s.apply(AnnotationStep{stage_named(s, "matmul.local"), 2, "parallel"});
     CHECK_THROWS_WITH(lower(s, "mm", cuda), Catch::Contains("is parallel, a CPU annotation"));
   }
+  SECTION("a reduction that every thread would add to") {
+    // matmul computed at the root under blocks only, while a cache of A
+    // binds threads: each of the 8 threads would add the whole sum.
+    State s = State::initial(std::make_shared<const te::ComputeDAG>(ops::make_op_dag("matmul", {{"M", 8}, {"N", 8}, {"K", 8}})));
+    s.apply(CacheReadStep{stage_named(s, "A"), "shared", {stage_named(s, "matmul")}});
+    const int mm = stage_named(s, "matmul"), cache = stage_named(s, "A.shared");
+    s.apply(AnnotationStep{mm, 0, "blockIdx.x"});
+    s.apply(ComputeAtStep{cache, mm, 0});
+    s.apply(AnnotationStep{cache, 1, "threadIdx.x"});
+    CHECK_THROWS_WITH(lower(s, "mm", cuda), Catch::Contains("the update of matmul runs under no loop bound to "
+                                                            "threadIdx.x while the launch has 8 along it"));
+    // Bound to the threads as well, it is a valid kernel.
+    s.apply(AnnotationStep{mm, 1, "threadIdx.x"});
+    CHECK_NOTHROW(lower(s, "mm", cuda));
+  }
   SECTION("two loops of a stage bound to one index") {
     State s = gpu_matmul(16, 16, 8, {1, 4, 1}, {1, 4, 1}, 4, /*shared=*/false);
     CHECK_THROWS_WITH(s.apply(AnnotationStep{stage_named(s, "matmul"), 3, "threadIdx.x"}),
