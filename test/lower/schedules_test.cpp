@@ -4,6 +4,7 @@
 // reference evaluator through the interpreter.
 #include <catch2/catch.hpp>
 
+
 #include "ir/functor.h"
 #include "ir/printer.h"
 #include "lower/lower.h"
@@ -106,6 +107,24 @@ TEST_CASE("cache_write then compute_at the copy's tile loop", "[cpu]") {
     finder.visit(body);
     CHECK(tile);
   }
+}
+
+TEST_CASE("a split's inner parts shrink to the region a stage computes at its attach point", "[cpu]") {
+  // The local stage's i splits 16 as 2 x 2 x 4 but is computed inside the
+  // copy's i.0 loop, where it covers 4 rows: its i.0 and i.1 run once (as
+  // TVM's InferBound tightens them), so no row is visited twice or guarded.
+  State s = matmul_state(16, 4, 4);
+  const int mm = stage_of(s, "matmul");
+  s.apply(CacheWriteStep{mm, "local"});
+  const int local = mm, out = mm + 1;
+  s.apply(SplitStep{out, 0, 16, {4}});
+  s.apply(SplitStep{local, 0, 16, {2, 4}});
+  s.apply(ComputeAtStep{local, out, 0});
+  CHECK(check_against_reference(s) == "");
+  const ir::Stmt body = lower(s, "f").body;
+  // Loops: the copy's i.0, i.1, j; the local stage's i.2 (4), j, k.
+  CHECK(count(body).loops == 6);
+  CHECK(count(body).ifs == 0);
 }
 
 TEST_CASE("conv2d padding computed inside the output loops", "[cpu]") {

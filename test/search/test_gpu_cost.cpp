@@ -11,6 +11,8 @@
 #include "lower/lower.h"
 #include "ops/registry.h"
 #include "search/construct.h"
+#include "search/cpu_cost.h"
+#include "search/features.h"
 #include "search/gpu_cost.h"
 #include "search/sketch.h"
 #include "search_test_util.h"
@@ -104,6 +106,20 @@ TEST_CASE("construction: deterministic, better than where it starts, and within 
   CHECK(schedule::steps_to_json(c->best.state.history).dump() != first);
   CHECK(c->estimated_seconds >= a->estimated_seconds);
   CHECK(!search::construct_program(dag, params, 1, [](const lower::LoweredFunc&) { return false; }).has_value());
+}
+
+TEST_CASE("cpu cost: unrolled code beyond 16K instructions is ruled out", "[cpu]") {
+  const target::Target host = backend::host_backend()->target();
+  State s = State::initial(op_dag("matmul", {{"M", 8}, {"N", 128}, {"K", 256}}));
+  const int mm = schedule::stage_named(s, "matmul");
+  auto estimate = [&](const State& st) {
+    return search::estimate_cpu_seconds(search::extract_features(lower::lower(st, "k", host), host), host);
+  };
+  CHECK(std::isfinite(estimate(s)));
+  // j (128) and k (256) unrolled: 32768 copies of the update.
+  s.apply(schedule::AnnotationStep{mm, 1, "unroll"});
+  s.apply(schedule::AnnotationStep{mm, 2, "unroll"});
+  CHECK(std::isinf(estimate(s)));
 }
 
 TEST_CASE("construction on the CPU: a program of the CPU sketches that computes the reference", "[cpu]") {
