@@ -7,61 +7,16 @@
 //       --target cuda against cuBLAS (cmd/bench_core_cuda.cpp)
 //   tunectl bench MODEL [--log FILE]         a whole ONNX model end to end,
 //       default against tuned schedules (cmd/bench_model.cpp)
-// This file registers the command and the log reading the modes share.
-#include <spdlog/spdlog.h>
-
+// This file registers the command and the timing summary the modes share.
 #include "cmd/bench.h"
 
-#include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 
 #include "cmd/subcommands.h"
 #include "ir/error.h"
-#include "log/log_file.h"
 
 namespace tunectl::cmd {
-
-namespace fs = std::filesystem;
-
-TuningLogs read_tuning_logs(const std::string& path, const std::string& target) {
-  user_check(fs::exists(path), "bench: no tuning log or folder ", path);
-  std::vector<std::string> files;
-  if (fs::is_directory(path)) {
-    for (const auto& entry : fs::directory_iterator(path)) {
-      const std::string ext = entry.path().extension().string();
-      if (entry.is_regular_file() && (ext == ".json" || ext == ".jsonl")) files.push_back(entry.path().string());
-    }
-    std::sort(files.begin(), files.end());
-  } else {
-    files.push_back(path);
-  }
-  std::vector<log::Record> all;
-  for (const auto& file : files) {
-    log::LogContents contents = log::read_log(file);
-    for (const auto& w : contents.warnings) spdlog::warn("{}", w);
-    for (auto& r : contents.records) all.push_back(std::move(r));
-  }
-  TuningLogs logs;
-  if (!target.empty() || all.empty()) {
-    logs.target = target;
-  } else {
-    // Without --target, bench runs on this machine's CPU: the records of a
-    // GPU target (a constructed CUDA log beside the CPU ones) are left out.
-    std::vector<log::Record> cpu;
-    for (const log::Record& r : all)
-      if (r.task.target.rfind("llvm", 0) == 0) cpu.push_back(r);
-    logs.target = log::pick_target(cpu.empty() ? all : cpu, "", path);
-  }
-  const std::string note = log::other_targets_note(all, logs.target);
-  if (!note.empty()) spdlog::info("{}: {}", path, note);
-  for (const log::Record& r : all)
-    if (r.task.target == logs.target) ++logs.trials[r.task.workload_key];
-  logs.best = log::best_records(all, logs.target);
-  logs.files = files.size();
-  return logs;
-}
 
 std::string timing_summary(const runtime::Timing& t) {
   char text[160];
@@ -94,14 +49,15 @@ void register_bench(CLI::App& app) {
   sub->add_option("--log", o->log, "model: a tuning log; its best records give the tuned schedules");
   sub->add_option("--input-shape", o->input_shapes, "model: NAME=1x3x224x224 pins symbolic input dimensions");
   sub->add_flag("--profile", o->profile, "model: print the time of every subgraph (last run)");
+  sub->add_flag("--tuned-only", o->tuned_only, "model: time the log's tuned schedules alone, not the defaults");
   sub->callback([o] {
     if (!o->model.empty() || o->core) {
       o->backend = backend::make_backend(backend::resolve_target(o->target.empty() ? "llvm" : o->target));
       o->backend->check_runs_here("bench runs");
     }
     if (o->model.empty()) {
-      user_check(o->input_shapes.empty() && !o->profile && o->log.empty(),
-                 "bench: --input-shape, --profile and --log need a MODEL");
+      user_check(o->input_shapes.empty() && !o->profile && o->log.empty() && !o->tuned_only,
+                 "bench: --input-shape, --profile, --log and --tuned-only need a MODEL");
       if (o->core) {
         // A target whose kernels run on a device compares with its vendor library.
         o->backend->builds_device_code() ? run_bench_core_cuda(*o) : run_bench_core(*o);

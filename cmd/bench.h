@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "backend/backend.h"
-#include "log/record.h"
+#include "cmd/tuning_logs.h"
 #include "runtime/timer.h"
 
 namespace tunectl::cmd {
@@ -36,22 +36,8 @@ struct BenchOptions {
   std::string log;                        // a tuning log whose best records give the tuned schedules
   std::vector<std::string> input_shapes;  // NAME=1x3x224x224
   bool profile = false;                   // per-subgraph table (of the tuned run when there is one)
+  bool tuned_only = false;                // time the tuned schedules alone (needs a log)
 };
-
-// The records of a set of tuning logs, reduced to what bench needs.
-struct TuningLogs {
-  std::string target;                       // the target of the records kept ("" for no records)
-  std::map<std::string, log::Record> best;  // lowest median cost per workload key
-  std::map<std::string, int> trials;        // records (measured programs) per workload key
-  size_t files = 0;
-};
-
-// Reads one log file, or every *.json / *.jsonl file of a folder (sorted by
-// name), keeping the records of `target` (a note on stderr says how many of
-// other targets are left out), or when `target` is empty of the records' one
-// CPU target (log::pick_target; GPU records only when there are no others);
-// UserError when the path is missing or a file is unreadable.
-TuningLogs read_tuning_logs(const std::string& path, const std::string& target);
 
 // "median 1.234 ms, min..max 1.200..1.300 ms (spread 8.1%)".
 std::string timing_summary(const runtime::Timing& t);

@@ -4,11 +4,16 @@
 // key the log covers replays its best record's steps; the rest keep the
 // default), side by side in one process: median, min..max spread, speedup,
 // and how many of the model's tasks the log covers. The tuned run's outputs
-// are compared with the default run's.
+// are compared with the default run's. Runs are timed back to back, as a
+// model serves call after call (and as scripts/bench-vs-ort.sh times ONNX
+// Runtime). With a log, the end-to-end median is set against the sum of the
+// log's best kernel times over the subgraphs (each kernel measured alone):
+// the difference is what is lost between kernels. --tuned-only skips the
+// default schedules (and the comparison with them).
 #include <chrono>
 #include <cstdio>
 #include <memory>
-#include <set>
+#include <optional>
 #include <string>
 
 #include "check/reference_check.h"
@@ -16,7 +21,6 @@
 #include "cmd/model_runner.h"
 #include "ir/error.h"
 #include "runtime/thread_pool.h"
-#include "schedule/state.h"
 
 namespace tunectl::cmd {
 
@@ -39,6 +43,7 @@ runtime::Timing time_model(LoadedModel& m, const std::map<std::string, runtime::
   runtime::TimingOptions timing;
   timing.repeats = repeats;
   timing.min_repeat_seconds = 0;  // a whole model is long enough to time call by call
+  timing.flush_cache = false;
   return runtime::time_function([&] { m.executor.run(inputs); }, timing);
 }
 
@@ -51,44 +56,80 @@ void compare_runs(std::map<std::string, runtime::NDArray> tuned, std::map<std::s
   }
 }
 
+// Sum over the subgraphs of the best kernel time the log holds for each
+// (a task that runs several times counts as often), against the measured end
+// to end time.
+void print_kernel_gap(const graph::Executor& executor, const TuningLogs& logs, double end_to_end_s) {
+  double kernels_s = 0;
+  size_t missing = 0;
+  for (const auto& sg : executor.subgraphs()) {
+    auto it = logs.best.find(sg.dag->workload_key());
+    if (it == logs.best.end()) {
+      ++missing;
+    } else {
+      kernels_s += it->second.result.median_cost();
+    }
+  }
+  if (missing > 0) {
+    std::printf("kernels alone: %zu of %zu subgraphs have no log record, so the time lost between kernels is unknown\n",
+                missing, executor.subgraphs().size());
+    return;
+  }
+  std::printf("kernels alone (sum of the log's best over %zu subgraphs): %.3f ms; end to end %.3f ms; "
+              "between kernels %.3f ms (%.1f%%)\n",
+              executor.subgraphs().size(), kernels_s * 1e3, end_to_end_s * 1e3, (end_to_end_s - kernels_s) * 1e3,
+              (end_to_end_s - kernels_s) / end_to_end_s * 100);
+}
+
 }  // namespace
 
 void run_bench_model(const BenchOptions& o) {
-  graph::ExecutorOptions default_options;
-  default_options.backend = o.backend;
-  default_options.profile = o.profile && o.log.empty();
-  Variant base = load(o, default_options);
-  const auto inputs = random_model_inputs(base.model.graph, 1);
-  std::printf("%s: %zu subgraphs, %d threads, %d runs each\n", o.model.c_str(), base.model.num_subgraphs,
-              runtime::num_threads(), o.repeats);
-  runtime::Timing base_t = time_model(base.model, inputs, o.repeats);
-  std::printf("%-8s compiled in %5.1f s; %s\n", "default", base.compile_s, timing_summary(base_t).c_str());
-  if (o.log.empty()) {
-    std::printf("activation memory: %.2f MiB planned (%.2f MiB without reuse)\n",
-                base.model.executor.planned_bytes() / 1048576.0, base.model.executor.unplanned_bytes() / 1048576.0);
-    if (o.profile) print_profile(base.model.executor.profile());
-    return;
+  user_check(!o.tuned_only || !o.log.empty(), "bench: --tuned-only needs --log");
+  std::optional<Variant> base;
+  std::optional<runtime::Timing> base_t;
+  std::map<std::string, runtime::NDArray> inputs;
+  if (!o.tuned_only) {
+    graph::ExecutorOptions default_options;
+    default_options.backend = o.backend;
+    default_options.profile = o.profile && o.log.empty();
+    base.emplace(load(o, default_options));
+    inputs = random_model_inputs(base->model.graph, 1);
+    std::printf("%s: %zu subgraphs, %d threads, %d runs each\n", o.model.c_str(), base->model.num_subgraphs,
+                runtime::num_threads(), o.repeats);
+    base_t = time_model(base->model, inputs, o.repeats);
+    std::printf("%-8s compiled in %5.1f s; %s\n", "default", base->compile_s, timing_summary(*base_t).c_str());
+    if (o.log.empty()) {
+      std::printf("activation memory: %.2f MiB planned (%.2f MiB without reuse)\n",
+                  base->model.executor.planned_bytes() / 1048576.0,
+                  base->model.executor.unplanned_bytes() / 1048576.0);
+      if (o.profile) print_profile(base->model.executor.profile());
+      return;
+    }
   }
 
   TuningLogs logs = read_tuning_logs(o.log, o.backend->target().str());
-  std::set<std::string> seen, covered;
+  LogCoverage coverage;
   graph::ExecutorOptions tuned_options;
   tuned_options.backend = o.backend;
   tuned_options.profile = o.profile;
-  tuned_options.schedule = [&](const std::shared_ptr<const te::ComputeDAG>& dag) {
-    const std::string key = dag->workload_key();
-    seen.insert(key);
-    auto it = logs.best.find(key);
-    if (it == logs.best.end()) return schedule::State::initial(dag);
-    covered.insert(key);
-    return schedule::replay(dag, it->second.steps);
-  };
+  tuned_options.schedule = schedules_from_log(logs, coverage);
   Variant tuned = load(o, tuned_options);
-  compare_runs(tuned.model.executor.run(inputs), base.model.executor.run(inputs));
+  if (base) {
+    compare_runs(tuned.model.executor.run(inputs), base->model.executor.run(inputs));
+  } else {
+    inputs = random_model_inputs(tuned.model.graph, 1);
+    std::printf("%s: %zu subgraphs, %d threads, %d runs\n", o.model.c_str(), tuned.model.num_subgraphs,
+                runtime::num_threads(), o.repeats);
+  }
   runtime::Timing tuned_t = time_model(tuned.model, inputs, o.repeats);
   std::printf("%-8s compiled in %5.1f s; %s\n", "tuned", tuned.compile_s, timing_summary(tuned_t).c_str());
-  std::printf("speedup: %.2fx (default median / tuned median); the log covers %zu of %zu tasks\n",
-              base_t.median() / tuned_t.median(), covered.size(), seen.size());
+  if (base_t) {
+    std::printf("speedup: %.2fx (default median / tuned median); the log covers %zu of %zu tasks\n",
+                base_t->median() / tuned_t.median(), coverage.covered.size(), coverage.seen.size());
+  } else {
+    std::printf("the log covers %zu of %zu tasks\n", coverage.covered.size(), coverage.seen.size());
+  }
+  print_kernel_gap(tuned.model.executor, logs, tuned_t.median());
   if (o.profile) print_profile(tuned.model.executor.profile());
 }
 

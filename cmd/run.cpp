@@ -1,6 +1,7 @@
 // `tunectl run MODEL.onnx --input NAME=FILE.pb ... --output-dir DIR`: runs a
-// whole model once with one compiled kernel per subgraph (default schedules)
-// and writes every graph output to DIR/<output name>.pb. Inputs come from
+// whole model once with one compiled kernel per subgraph (default schedules,
+// or with --log the tuned schedules of the log's best records) and writes
+// every graph output to DIR/<output name>.pb. Inputs come from
 // ONNX TensorProto files or, as NAME=raw:FILE, from bare little-endian data
 // in the dtype and shape the model gives the input.
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "backend/backend.h"
 #include "cmd/model_runner.h"
 #include "cmd/subcommands.h"
+#include "cmd/tuning_logs.h"
 #include "graph/tensor_proto.h"
 #include "ir/error.h"
 #include "ir/printer.h"
@@ -27,6 +29,7 @@ struct RunOptions {
   std::vector<std::string> input_shapes;  // NAME=1x3x224x224
   std::string output_dir;
   std::string target = "llvm";
+  std::string log;  // tuning log or folder: its best records schedule the subgraphs they cover
   bool profile = false;
 };
 
@@ -79,7 +82,16 @@ void run_model(const RunOptions& o) {
   executor_options.backend = backend::make_backend(backend::resolve_target(o.target));
   executor_options.backend->check_runs_here("run runs");
   executor_options.profile = o.profile;
+  TuningLogs logs;
+  LogCoverage coverage;
+  if (!o.log.empty()) {
+    logs = read_tuning_logs(o.log, executor_options.backend->target().str());
+    executor_options.schedule = schedules_from_log(logs, coverage);
+  }
   LoadedModel m = load_model(o.model, import_options, executor_options);
+  if (!o.log.empty())
+    std::printf("tuned schedules from %s for %zu of %zu tasks\n", o.log.c_str(), coverage.covered.size(),
+                coverage.seen.size());
   // Read every input before running so that a bad file fails fast.
   std::map<std::string, runtime::NDArray> inputs = read_inputs(m.graph, o.inputs);
   std::map<std::string, runtime::NDArray> outputs = m.executor.run(inputs);
@@ -99,13 +111,14 @@ void run_model(const RunOptions& o) {
 
 void register_run(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();
-  CLI::App* sub = app.add_subcommand("run", "Run a whole ONNX model with compiled kernels (default schedules)");
+  CLI::App* sub = app.add_subcommand("run", "Run a whole ONNX model with compiled kernels (default or tuned schedules)");
   sub->add_option("model", options->model, "the ONNX model")->required();
   sub->add_option("--input", options->inputs, "NAME=FILE.pb (ONNX TensorProto) or NAME=raw:FILE; repeatable");
   sub->add_option("--input-shape", options->input_shapes, "NAME=1x3x224x224: pins symbolic input dimensions");
   sub->add_option("--target", options->target, "code generation target: llvm (this CPU), \"llvm -mcpu=NAME\", cuda, \"cuda -arch=sm_80\", ...")
       ->capture_default_str();
   sub->add_option("--output-dir", options->output_dir, "where to write <output name>.pb files")->required();
+  sub->add_option("--log", options->log, "a tuning log (or folder of logs): its best records schedule the tasks they cover");
   sub->add_flag("--profile", options->profile, "print the time of every subgraph");
   sub->callback([options] { run_model(*options); });
 }

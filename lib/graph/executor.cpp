@@ -239,6 +239,7 @@ std::map<std::string, runtime::NDArray> Executor::run(const std::map<std::string
 }
 
 const std::vector<SubgraphTime>& Executor::profile() const { return impl_->times; }
+const std::vector<Subgraph>& Executor::subgraphs() const { return impl_->subgraphs; }
 size_t Executor::planned_bytes() const { return impl_->plan.arena_bytes; }
 size_t Executor::unplanned_bytes() const { return impl_->plan.unplanned_bytes; }
 

@@ -43,6 +43,8 @@ class Executor {
   // inputs by graph input name; UserError for a missing, extra or misshapen input.
   std::map<std::string, runtime::NDArray> run(const std::map<std::string, runtime::NDArray>& inputs);
   const std::vector<SubgraphTime>& profile() const;
+  // The subgraphs, in the order they run (their DAGs name their workload keys).
+  const std::vector<Subgraph>& subgraphs() const;
   // Bytes of intermediate memory after buffer reuse, and without reuse.
   size_t planned_bytes() const;
   size_t unplanned_bytes() const;

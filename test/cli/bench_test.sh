@@ -32,6 +32,20 @@ expect 0 "trials" -- "$tunectl" tune "$model" --target llvm --trials 8 --jobs 1 
 expect 0 "of 7 tasks" -- "$tunectl" bench "$model" --log "$work/cnn.json" --repeats 2
 expect 0 "speedup:" -- "$tunectl" bench "$model" --log "$work/cnn.json" --repeats 2 --profile
 expect 0 "activation memory" -- "$tunectl" bench "$model" --repeats 2
+# --tuned-only: the tuned run alone, with the time lost between kernels.
+# The committed log covers every task; 8 trials do not.
+shipped_log=$repo/tuning_logs/small_cnn.llvm.json
+expect 0 "kernels alone (sum of the log's best over 7 subgraphs)" -- "$tunectl" bench "$model" --log "$shipped_log" \
+  --tuned-only --repeats 2
+expect 0 "time lost between kernels is unknown" -- "$tunectl" bench "$model" --log "$work/cnn.json" --tuned-only \
+  --repeats 2
+expect 2 "--tuned-only needs --log" -- "$tunectl" bench "$model" --tuned-only
+# run --log: the same log's schedules in `tunectl run`.
+expect 0 "tuned schedules from $shipped_log for 7 of 7 tasks" -- "$tunectl" run "$model" \
+  --input "input=$repo/models/small_cnn_input_0.pb" --log "$shipped_log" --output-dir "$work/run-tuned"
+check "run --log wrote output.pb" test -s "$work/run-tuned/output.pb"
+expect 2 "missing.json" -- "$tunectl" run "$model" --input "input=$repo/models/small_cnn_input_0.pb" \
+  --log "$work/missing.json" --output-dir "$work/run-tuned"
 
 # The core matmul rows.
 expect 0 "tunectl hand schedule" -- "$tunectl" bench --core --size 64 --repeats 1

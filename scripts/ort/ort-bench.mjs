@@ -1,0 +1,183 @@
+// The ONNX Runtime side of scripts/bench-vs-ort.sh (CPU execution provider,
+// all graph optimizations, one inter-op thread, THREADS intra-op threads).
+//
+//   node ort-bench.mjs inputs MODEL DIR
+//       writes seeded inputs to DIR/<file>.raw (the bytes that
+//       `tunectl run --input NAME=raw:FILE` reads) and prints NAME=raw:FILE
+//       for each.
+//   node ort-bench.mjs check MODEL DIR
+//       runs the model once on the same inputs and compares every output
+//       with the ONNX TensorProto file tunectl wrote, DIR/<file>.pb. Exit 1
+//       on a mismatch.
+//   node ort-bench.mjs time MODEL RUNS
+//       prints {"median_ms": ..} of RUNS back-to-back runs after 3 warm-ups.
+import fs from 'node:fs';
+import path from 'node:path';
+import ort from 'onnxruntime-node';
+
+const threads = Number(process.env.THREADS || 1);
+
+function fail(message) {
+  console.error(`ort-bench: ${message}`);
+  process.exit(2);
+}
+
+async function open(model) {
+  return ort.InferenceSession.create(model, {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+  });
+}
+
+// Uniform [-1, 1) floats, 0/1 integers and booleans (as tunectl's random
+// model inputs), from a fixed-seed xorshift so that every run is the same.
+function seededInputs(session) {
+  let state = 0x9e3779b9;
+  const next = () => {
+    state ^= state << 13; state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5; state >>>= 0;
+    return state / 4294967296;
+  };
+  const feeds = {};
+  for (const info of session.inputMetadata) {
+    if (!info.isTensor) fail(`input ${info.name} is not a tensor`);
+    for (const d of info.shape)
+      if (typeof d !== 'number') fail(`input ${info.name} has a symbolic dimension ${d}`);
+    const count = info.shape.reduce((a, b) => a * b, 1);
+    let data;
+    if (info.type === 'float32') data = Float32Array.from({ length: count }, () => 2 * next() - 1);
+    else if (info.type === 'int64') data = BigInt64Array.from({ length: count }, () => BigInt(next() < 0.5 ? 0 : 1));
+    else if (info.type === 'int32') data = Int32Array.from({ length: count }, () => (next() < 0.5 ? 0 : 1));
+    else if (info.type === 'bool') data = Uint8Array.from({ length: count }, () => (next() < 0.5 ? 0 : 1));
+    else fail(`input ${info.name} has type ${info.type}, which this script does not generate`);
+    feeds[info.name] = new ort.Tensor(info.type, data, info.shape);
+  }
+  return feeds;
+}
+
+// The fields of an ONNX TensorProto that tunectl writes: dims (1),
+// data_type (2), name (8), raw_data (9); float_data (4) and int64_data (7)
+// are read too.
+function readTensorProto(file) {
+  const buf = fs.readFileSync(file);
+  let pos = 0;
+  const varint = () => {
+    let result = 0n, shift = 0n;
+    for (;;) {
+      const byte = buf[pos++];
+      result |= BigInt(byte & 0x7f) << shift;
+      if (!(byte & 0x80)) return result;
+      shift += 7n;
+    }
+  };
+  const tensor = { dims: [], dataType: 0, raw: null, floats: [], ints: [] };
+  while (pos < buf.length) {
+    const key = Number(varint());
+    const field = key >> 3, wire = key & 7;
+    if (wire === 0) {
+      const v = varint();
+      if (field === 1) tensor.dims.push(Number(v));
+      else if (field === 2) tensor.dataType = Number(v);
+      else if (field === 7) tensor.ints.push(BigInt.asIntN(64, v));
+    } else if (wire === 2) {
+      const length = Number(varint());
+      const bytes = buf.subarray(pos, pos + length);
+      pos += length;
+      if (field === 9) tensor.raw = bytes;
+      else if (field === 1 || field === 7) {  // packed
+        const end = pos; pos -= length;
+        while (pos < end) (field === 1 ? tensor.dims : tensor.ints).push(field === 1 ? Number(varint()) : BigInt.asIntN(64, varint()));
+      } else if (field === 4) {
+        const copy = Uint8Array.from(bytes);
+        tensor.floats.push(...new Float32Array(copy.buffer));
+      }
+    } else if (wire === 5) {
+      if (field === 4) tensor.floats.push(buf.readFloatLE(pos));
+      pos += 4;
+    } else if (wire === 1) {
+      pos += 8;
+    } else {
+      fail(`${file}: unexpected protobuf wire type ${wire}`);
+    }
+  }
+  return tensor;
+}
+
+function tensorValues(tensor) {
+  const FLOAT = 1, INT64 = 7;
+  if (tensor.raw) {
+    const copy = Uint8Array.from(tensor.raw);
+    if (tensor.dataType === FLOAT) return Array.from(new Float32Array(copy.buffer), Number);
+    if (tensor.dataType === INT64) return Array.from(new BigInt64Array(copy.buffer), Number);
+    fail(`data type ${tensor.dataType} is not compared by this script`);
+  }
+  return tensor.dataType === INT64 ? tensor.ints.map(Number) : tensor.floats;
+}
+
+function fileNameFor(value) {
+  return value.replace(/[/\\:]/g, '_');
+}
+
+async function writeInputs(model, dir) {
+  const session = await open(model);
+  fs.mkdirSync(dir, { recursive: true });
+  for (const [name, tensor] of Object.entries(seededInputs(session))) {
+    const file = path.join(dir, `${fileNameFor(name)}.raw`);
+    fs.writeFileSync(file, Buffer.from(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength));
+    console.log(`${name}=raw:${file}`);
+  }
+}
+
+async function check(model, dir) {
+  const session = await open(model);
+  const feeds = seededInputs(session);
+  const outputs = await session.run(feeds);
+  let ok = true;
+  for (const [name, expected] of Object.entries(outputs)) {
+    const file = path.join(dir, `${fileNameFor(name)}.pb`);
+    if (!fs.existsSync(file)) { console.error(`output ${name}: tunectl wrote no ${file}`); ok = false; continue; }
+    const got = readTensorProto(file);
+    const shape = expected.dims.join('x');
+    if (got.dims.join('x') !== shape) {
+      console.error(`output ${name}: tunectl shape ${got.dims.join('x')}, ONNX Runtime ${shape}`);
+      ok = false;
+      continue;
+    }
+    const values = tensorValues(got);
+    const want = Array.from(expected.data, Number);
+    let worst = 0, worstAt = 0, bad = 0;
+    for (let i = 0; i < want.length; ++i) {
+      const err = Math.abs(values[i] - want[i]);
+      const tolerance = 1e-4 + 1e-3 * Math.abs(want[i]);
+      if (!(err <= tolerance)) ++bad;
+      if (!(err <= worst)) { worst = err; worstAt = i; }
+    }
+    console.log(`output ${name} ${shape}: ${bad} of ${want.length} values off (|tunectl - ORT| <= 1e-4 + 1e-3|ORT|); ` +
+      `largest difference ${worst.toExponential(2)} at ${worstAt}`);
+    ok = ok && bad === 0;
+  }
+  if (!ok) process.exit(1);
+}
+
+async function time(model, runs) {
+  const session = await open(model);
+  const feeds = seededInputs(session);
+  for (let i = 0; i < 3; ++i) await session.run(feeds);
+  const ms = [];
+  for (let i = 0; i < runs; ++i) {
+    const start = performance.now();
+    await session.run(feeds);
+    ms.push(performance.now() - start);
+  }
+  ms.sort((a, b) => a - b);
+  console.log(JSON.stringify({ median_ms: ms[Math.floor(ms.length / 2)], min_ms: ms[0], max_ms: ms[ms.length - 1] }));
+}
+
+const [mode, model, arg] = process.argv.slice(2);
+if (mode === 'inputs' && model && arg) await writeInputs(model, arg);
+else if (mode === 'check' && model && arg) await check(model, arg);
+else if (mode === 'time' && model && Number(arg) > 0) await time(model, Number(arg));
+else fail('usage: node ort-bench.mjs inputs|check MODEL DIR | time MODEL RUNS');
