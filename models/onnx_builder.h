@@ -49,23 +49,24 @@ inline void fill_tensor(onnx::TensorProto* t, const std::string& name, const std
 class ModelBuilder {
  public:
   // seed: of the weights' generator; name: the graph's and producer's name.
-  ModelBuilder(uint64_t seed, const std::string& name) : rng_(seed) {
+  ModelBuilder(uint64_t seed, const std::string& name, int64_t opset_version = 13) : rng_(seed) {
     model_.set_ir_version(7);
     model_.set_producer_name("tunectl make_" + name);
     model_.set_producer_version("1");
     auto* opset = model_.add_opset_import();
     opset->set_domain("");
-    opset->set_version(13);
+    opset->set_version(opset_version);
     graph()->set_name(name);
   }
 
   onnx::GraphProto* graph() { return model_.mutable_graph(); }
   onnx::ModelProto& model() { return model_; }
 
-  void io(onnx::ValueInfoProto* v, const std::string& name, const std::vector<int64_t>& dims) {
+  void io(onnx::ValueInfoProto* v, const std::string& name, const std::vector<int64_t>& dims,
+          int32_t elem_type = onnx::TensorProto::FLOAT) {
     v->set_name(name);
     auto* t = v->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(onnx::TensorProto::FLOAT);
+    t->set_elem_type(elem_type);
     for (int64_t d : dims) t->mutable_shape()->add_dim()->set_dim_value(d);
   }
 
@@ -78,6 +79,21 @@ class ModelBuilder {
     int64_t count = 1;
     for (int64_t d : dims) count *= d;
     fill_tensor(graph()->add_initializer(), name, dims, random_values(rng_, count, lo, hi));
+    return name;
+  }
+
+  // An int64 initializer (shapes, axes, indices).
+  std::string int64s(const std::string& name, const std::vector<int64_t>& dims, const std::vector<int64_t>& values) {
+    auto* t = graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    for (int64_t d : dims) t->add_dims(d);
+    for (int64_t v : values) t->add_int64_data(v);
+    return name;
+  }
+  // A float initializer of the given values.
+  std::string floats(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& values) {
+    fill_tensor(graph()->add_initializer(), name, dims, values);
     return name;
   }
 
@@ -107,6 +123,14 @@ class ModelBuilder {
     n->set_name(name);
     for (const auto& in : inputs) n->add_input(in);
     n->add_output(output);
+    return n;
+  }
+
+  // A node of several outputs (Split).
+  onnx::NodeProto* multi_output_node(const std::string& op, const std::string& name,
+                                     const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
+    auto* n = node(op, name, inputs, outputs.front());
+    for (size_t i = 1; i < outputs.size(); ++i) n->add_output(outputs[i]);
     return n;
   }
 

@@ -11,9 +11,8 @@
 # ratio. Both sides use THREADS threads (default: all cores).
 #
 # Environment: THREADS, ROUNDS (5), RUNS (20), TUNECTL (build/cmd/tunectl),
-# ORT_HOME (where onnxruntime-node is installed; default
-# ~/.cache/tunectl/bench-vs-ort). The npm package's install script is skipped
-# (--ignore-scripts): it only downloads GPU providers.
+# ORT_HOME (where scripts/ort/install.sh puts onnxruntime-node; default
+# ~/.cache/tunectl/bench-vs-ort).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
@@ -29,17 +28,8 @@ rounds="${ROUNDS:-5}"
 runs="${RUNS:-20}"
 tunectl="${TUNECTL:-$root/build/cmd/tunectl}"
 [ -x "$tunectl" ] || { echo "bench-vs-ort: no $tunectl (build first: scripts/build.sh)" >&2; exit 2; }
-ort_home="${ORT_HOME:-$HOME/.cache/tunectl/bench-vs-ort}"
-
-if [ ! -d "$ort_home/node_modules/onnxruntime-node" ] || ! cmp -s "$root/scripts/ort/package.json" "$ort_home/package.json"; then
-  echo "installing onnxruntime-node into $ort_home" >&2
-  mkdir -p "$ort_home"
-  cp "$root/scripts/ort/package.json" "$ort_home/"
-  (cd "$ort_home" && npm install --ignore-scripts --no-audit --no-fund --loglevel=error >&2)
-fi
-# Node resolves onnxruntime-node from the script's own folder.
-cp "$root/scripts/ort/ort-bench.mjs" "$ort_home/"
-ort() { THREADS="$threads" node "$ort_home/ort-bench.mjs" "$@"; }
+ort_bench="$("$root/scripts/ort/install.sh")"
+ort() { THREADS="$threads" node "$ort_bench" "$@"; }
 tunectl() { TUNECTL_NUM_THREADS="$threads" "$tunectl" "$@"; }
 
 work="$(mktemp -d)"

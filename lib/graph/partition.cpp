@@ -29,9 +29,9 @@ class Partitioner {
         if (!o.empty()) producer_[o] = static_cast<int>(i);
       std::set<std::string> read(g.nodes[i].inputs.begin(), g.nodes[i].inputs.end());
       for (const std::string& in : read)
-        if (!in.empty()) ++uses_[in];
+        if (!in.empty()) readers_[in].push_back(static_cast<int>(i));
     }
-    for (const std::string& o : g.outputs) ++uses_[o];
+    graph_outputs_.insert(g.outputs.begin(), g.outputs.end());
   }
 
   // The groups in an order that runs every group after those it reads
@@ -77,14 +77,27 @@ class Partitioner {
     group_of_[i] = target;
   }
 
+  // Whether a consumer may join the group that computes `value`: the value
+  // is no graph output, and this node is its only reader or every reader is
+  // elementwise or injective (GELU's x * f(x): the readers all join, and the
+  // value stays inside the kernel, as TVM's FuseOps fuses a producer its
+  // elementwise consumers post-dominate).
+  bool fusible_value(const std::string& value) const {
+    if (graph_outputs_.count(value)) return false;
+    const std::vector<int>& readers = readers_.at(value);
+    return readers.size() == 1 || std::all_of(readers.begin(), readers.end(), [&](int r) {
+             return op_class(g_.nodes[r]) != OpClass::Anchor;
+           });
+  }
+
   // The group an elementwise/injective node joins: that of the producer of
-  // its first input that only this node reads and that is not a graph
-  // output, unless another input comes from a group that itself depends on
-  // that group (fusing would make the two groups wait on each other).
+  // its first fusible input, unless another input comes from a group that
+  // itself depends on that group (fusing would make the two groups wait on
+  // each other).
   int fusion_target(const Node& n, const std::set<int>& reads) const {
     for (const std::string& in : n.inputs) {
       auto it = producer_.find(in);
-      if (it == producer_.end() || uses_.at(in) != 1) continue;
+      if (it == producer_.end() || !fusible_value(in)) continue;
       int candidate = group_of_[it->second];
       bool cycle =
           std::any_of(reads.begin(), reads.end(), [&](int r) { return r != candidate && depends_on(r, candidate); });
@@ -109,7 +122,8 @@ class Partitioner {
 
   const Graph& g_;
   std::map<std::string, int> producer_;
-  std::map<std::string, int> uses_;  // reading nodes, a graph output counting as one
+  std::map<std::string, std::vector<int>> readers_;  // the nodes reading each value, once each
+  std::set<std::string> graph_outputs_;
   std::vector<int> group_of_;
   std::vector<Group> groups_;
 };

@@ -9,6 +9,10 @@
 //       runs the model once on the same inputs and compares every output
 //       with the ONNX TensorProto file tunectl wrote, DIR/<file>.pb. Exit 1
 //       on a mismatch.
+//   node ort-bench.mjs testdata MODEL PREFIX
+//       writes the seeded inputs and ONNX Runtime's outputs as ONNX
+//       TensorProto files PREFIX_input_<i>.pb and PREFIX_output_<i>.pb (the
+//       layout of ONNX's backend test data), for tests that run without it.
 //   node ort-bench.mjs time MODEL RUNS
 //       prints {"median_ms": ..} of RUNS back-to-back runs after 3 warm-ups.
 import fs from 'node:fs';
@@ -106,6 +110,29 @@ function readTensorProto(file) {
   return tensor;
 }
 
+function writeTensorProto(file, name, tensor) {
+  const types = { float32: 1, int32: 6, int64: 7, bool: 9 };
+  if (!(tensor.type in types)) fail(`${name}: type ${tensor.type} is not written by this script`);
+  const bytes = [];
+  const varint = (v) => {
+    let x = BigInt(v);
+    do {
+      let byte = Number(x & 0x7fn);
+      x >>= 7n;
+      if (x) byte |= 0x80;
+      bytes.push(byte);
+    } while (x);
+  };
+  const field = (number, wire) => varint((number << 3) | wire);
+  for (const d of tensor.dims) { field(1, 0); varint(d); }
+  field(2, 0); varint(types[tensor.type]);
+  const nameBytes = Buffer.from(name, 'utf8');
+  field(8, 2); varint(nameBytes.length); bytes.push(...nameBytes);
+  const data = Buffer.from(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength);
+  field(9, 2); varint(data.length);
+  fs.writeFileSync(file, Buffer.concat([Buffer.from(bytes), data]));
+}
+
 function tensorValues(tensor) {
   const FLOAT = 1, INT64 = 7;
   if (tensor.raw) {
@@ -162,6 +189,14 @@ async function check(model, dir) {
   if (!ok) process.exit(1);
 }
 
+async function testdata(model, prefix) {
+  const session = await open(model);
+  const feeds = seededInputs(session);
+  const outputs = await session.run(feeds);
+  Object.entries(feeds).forEach(([name, t], i) => writeTensorProto(`${prefix}_input_${i}.pb`, name, t));
+  session.outputNames.forEach((name, i) => writeTensorProto(`${prefix}_output_${i}.pb`, name, outputs[name]));
+}
+
 async function time(model, runs) {
   const session = await open(model);
   const feeds = seededInputs(session);
@@ -179,5 +214,6 @@ async function time(model, runs) {
 const [mode, model, arg] = process.argv.slice(2);
 if (mode === 'inputs' && model && arg) await writeInputs(model, arg);
 else if (mode === 'check' && model && arg) await check(model, arg);
+else if (mode === 'testdata' && model && arg) await testdata(model, arg);
 else if (mode === 'time' && model && Number(arg) > 0) await time(model, Number(arg));
-else fail('usage: node ort-bench.mjs inputs|check MODEL DIR | time MODEL RUNS');
+else fail('usage: node ort-bench.mjs inputs|check MODEL DIR | testdata MODEL PREFIX | time MODEL RUNS');

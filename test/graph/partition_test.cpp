@@ -88,7 +88,7 @@ TEST_CASE("partition: an elementwise chain without an anchor is a subgraph of it
   check_against_nodes(b.g, sgs, 20);
 }
 
-TEST_CASE("partition does not fuse a value with two readers or a graph output", "[unit][partition]") {
+TEST_CASE("partition fuses a value whose readers are all elementwise, never a graph output", "[unit][partition]") {
   Builder b;
   b.input("x", {1, 2, 5, 5});
   b.constant("w", hand::random({2, 2, 3, 3}, 5));
@@ -100,12 +100,29 @@ TEST_CASE("partition does not fuse a value with two readers or a graph output", 
   b.output("y");
   b.output("z");
   std::vector<Subgraph> sgs = partition(b.g);
-  // The add joins the relu's subgraph, which then reads the sigmoid's: the
-  // sigmoid runs first. The graph output y is not fused into the neg.
-  REQUIRE(names(sgs) == std::vector<std::string>{"conv2d_0", "sigmoid_1", "relu_add_2", "neg_3"});
+  // c's readers (relu, sigmoid) are elementwise: both join the conv, and c
+  // stays inside the kernel. The graph output y is not fused into the neg.
+  REQUIRE(names(sgs) == std::vector<std::string>{"conv2d_relu_sigmoid_add_0", "neg_1"});
+  CHECK(sgs[0].outputs == std::vector<std::string>{"y"});
+  CHECK(sgs[1].inputs == std::vector<std::string>{"y"});
+  check_against_nodes(b.g, sgs, 30);
+}
+
+TEST_CASE("partition does not fuse a value that an anchor also reads", "[unit][partition]") {
+  Builder b;
+  b.input("x", {1, 2, 5, 5});
+  b.constant("w", hand::random({2, 2, 3, 3}, 5));
+  b.constant("w2", hand::random({2, 2, 3, 3}, 6));
+  b.node("Conv", {"x", "w"}, {"c"}, {{1, 2, 5, 5}}, conv3x3());
+  b.node("Relu", {"c"}, {"r"}, {{1, 2, 5, 5}});
+  b.node("Conv", {"c", "w2"}, {"c2"}, {{1, 2, 5, 5}}, conv3x3());
+  b.node("Add", {"r", "c2"}, {"y"}, {{1, 2, 5, 5}});
+  b.output("y");
+  std::vector<Subgraph> sgs = partition(b.g);
+  // c is written once for both readers, and the relu runs alone; the add
+  // joins it (r has one reader) and reads the second conv's output.
+  REQUIRE(names(sgs) == std::vector<std::string>{"conv2d_0", "conv2d_1", "relu_add_2"});
   CHECK(sgs[0].outputs == std::vector<std::string>{"c"});
-  CHECK(sgs[2].outputs == std::vector<std::string>{"y"});
-  CHECK(sgs[3].inputs == std::vector<std::string>{"y"});
   check_against_nodes(b.g, sgs, 30);
 }
 
