@@ -2,6 +2,7 @@
 // operands, comparisons, selects and casts, in scalar and vector loops.
 #include <cmath>
 #include <functional>
+#include <iterator>
 #include <random>
 
 #include <catch2/catch.hpp>
@@ -194,6 +195,47 @@ TEST_CASE("selects, comparisons, min/max and casts between dtypes", "[cpu]") {
       REQUIRE(vb[k] == ((fl || k % 5 == 0) ? 1 : 0));
       REQUIRE(vp[k] == (fl ? std::max(v, 0.0f) : std::min(v, static_cast<float>(k))));
       REQUIRE(vc[k] == (t != 0 ? 1 : 0) + std::min<int64_t>(std::max<int64_t>(t, -7), 7) * 10);
+    }
+  }
+}
+
+// exp, erf and tanh are inline polynomials (codegen/llvm/fast_math.h), not libm.
+TEST_CASE("float exp, erf and tanh stay within a few ulp of libm over their whole range", "[cpu]") {
+  struct Case {
+    MathFunc func;
+    float lo, hi;
+  };
+  const std::vector<Case> cases = {{MathFunc::exp, -104, 90}, {MathFunc::erf, -6, 6}, {MathFunc::tanh, -12, 12}};
+  const float specials[] = {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-7f, -3e-5f, 3.9e-4f, 4.1e-4f, 0.5f, -0.5f,
+                            88.7f, -87.3f, -88.0f, 100.0f, -120.0f, INFINITY, -INFINITY, NAN};
+  for (ForKind kind : {ForKind::Serial, ForKind::Vectorized}) {
+    for (const auto& mc : cases) {
+      std::vector<float> xs(std::begin(specials), std::end(specials));
+      // Uniform over the range, and log-spaced small magnitudes of both signs.
+      auto uniform = test::random_floats(3000, mc.lo, mc.hi, 21);
+      for (int k = 0; k < 3000; ++k) xs.push_back(uniform[k]);
+      for (int k = 0; k < 1000; ++k) xs.push_back((k % 2 ? -1.0f : 1.0f) * std::pow(10.0f, -8.0f + 8.0f * k / 1000));
+      const int64_t n = static_cast<int64_t>(xs.size());
+      Buffer a("A", DType::Float32, {n}), c("C", DType::Float32, {n});
+      Var i("i");
+      auto body = ir::make_for(i, 0, n, kind, ir::make_store(c, {i}, ir::make_call(mc.func, {ld(a, i)})));
+      AlignedArray<float> va(n), vc(n);
+      for (int64_t k = 0; k < n; ++k) va[k] = xs[k];
+      test::compile_and_run({"math", {a, c}, body}, {va.data(), vc.data()});
+      for (int64_t k = 0; k < n; ++k) {
+        const float x = xs[k];
+        const float want = ir::eval_math<float>(mc.func, x, 0.0f);
+        INFO(ir::to_string(mc.func) << " in a " << ir::to_string(kind) << " loop at x = " << x << ": " << vc[k]
+                                    << ", libm " << want);
+        if (std::isnan(want) || std::isinf(want) || want == 0) {
+          REQUIRE((std::isnan(want) ? std::isnan(vc[k]) : vc[k] == want));
+          continue;
+        }
+        // Results below the smallest normal float may flush to zero.
+        const double spacing = std::max(std::abs(want) * 1.1920929e-7, 1.1754944e-38);
+        const double ulp = std::abs(static_cast<double>(vc[k]) - want) / spacing;
+        REQUIRE(ulp <= 4);  // 1.0 (exp), 2.5 (erf), 2.3 (tanh) seen
+      }
     }
   }
 }

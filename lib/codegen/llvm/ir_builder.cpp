@@ -10,6 +10,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include "codegen/llvm/emitter.h"
+#include "codegen/llvm/fast_math.h"
 #include "ir/error.h"
 #include "ir/functor.h"
 #include "ir/simplify.h"
@@ -388,8 +389,9 @@ llvm::Value* Emitter::emit_call(const ir::CallNode* op) {
   llvm::Type* t = args[0]->getType();
   bool fp = ir::is_float(op->dtype);
   auto intrinsic = [&](llvm::Intrinsic::ID id) { return b_.CreateIntrinsic(id, {t}, args); };
+  const bool f32 = op->dtype == DType::Float32;
   switch (op->func) {
-    case ir::MathFunc::exp: return intrinsic(llvm::Intrinsic::exp);
+    case ir::MathFunc::exp: return f32 ? emit_fast_exp(b_, args[0]) : intrinsic(llvm::Intrinsic::exp);
     case ir::MathFunc::log: return intrinsic(llvm::Intrinsic::log);
     case ir::MathFunc::sqrt: return intrinsic(llvm::Intrinsic::sqrt);
     case ir::MathFunc::floor: return fp ? intrinsic(llvm::Intrinsic::floor) : args[0];
@@ -401,9 +403,9 @@ llvm::Value* Emitter::emit_call(const ir::CallNode* op) {
       return b_.CreateIntrinsic(llvm::Intrinsic::abs, {t}, {args[0], b_.getFalse()});
     case ir::MathFunc::tanh:
     case ir::MathFunc::erf: {
-      // No LLVM intrinsic: libm, one call per lane in vector code.
-      bool f32 = op->dtype == DType::Float32;
-      const char* name = op->func == ir::MathFunc::tanh ? (f32 ? "tanhf" : "tanh") : (f32 ? "erff" : "erf");
+      if (f32) return op->func == ir::MathFunc::tanh ? emit_fast_tanh(b_, args[0]) : emit_fast_erf(b_, args[0]);
+      // No LLVM intrinsic for float64: libm, one call per lane in vector code.
+      const char* name = op->func == ir::MathFunc::tanh ? "tanh" : "erf";
       if (vector) return call_per_lane(args[0], name);
       llvm::FunctionCallee fn = module_.getOrInsertFunction(name, t, t);
       return b_.CreateCall(fn, {args[0]});
