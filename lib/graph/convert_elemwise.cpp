@@ -68,7 +68,20 @@ Converter variadic(Binary f) {
 }
 
 std::vector<te::Tensor> convert_pow(const NodeContext& c) {
-  te::Tensor base = c.in(0), exponent = rhs_operand(c);
+  te::Tensor base = c.in(0);
+  // A constant exponent of 2 or 3 (GPT-2's GELU cubes): multiplications,
+  // which vectorize, instead of pow (a libm call per element).
+  // The DAG then reads no exponent, so the partitioner leaves it out.
+  if (ir::is_float(base->dtype()) && c.node.inputs.size() > 1 && c.graph.constants.count(c.node.inputs[1])) {
+    const runtime::NDArray& e = c.graph.constants.at(c.node.inputs[1]);
+    // Of no higher rank than the base, so broadcasting it changes no shape.
+    const bool broadcasts_away = c.graph.info(c.node.inputs[1]).shape.size() <= c.shape(0).size();
+    if (e.num_elements() == 1 && broadcasts_away && (e.get(0) == 2 || e.get(0) == 3)) {
+      te::Tensor square = ops::mul(base, base, c.out_name() + (e.get(0) == 2 ? "" : "_square"));
+      return {e.get(0) == 2 ? square : ops::mul(square, base, c.out_name())};
+    }
+  }
+  te::Tensor exponent = rhs_operand(c);
   if (!ir::is_float(base->dtype())) {
     // Integer powers: computed in double (exact for the results int64 can
     // hold to 2^53), truncated back to the base's type.

@@ -27,12 +27,16 @@ struct ValueSlot {
 
 // One kernel argument list per subgraph: which value each argument is, in
 // LoweredFunc::args order (DAG placeholders, then DAG outputs). A prepacked
-// constant is packed once, when the executor is built, into `packed`.
+// constant is packed once, when the executor is built, into `packed`. Every
+// address is bound once too, but those of graph inputs, which each run
+// patches in: a run does no lookups.
 struct Launch {
   const runtime::Kernel* kernel = nullptr;
   std::vector<std::string> args;
   std::vector<runtime::NDArray> packed;
   std::vector<void*> packed_address;  // per argument: its packed copy, or nullptr
+  std::vector<void*> bound;           // per argument: its address
+  std::vector<std::pair<size_t, std::string>> graph_inputs;  // (argument, graph input) to patch per run
 };
 
 // LLVM symbols of kernels: the subgraph name with anything odd replaced.
@@ -69,6 +73,7 @@ struct Executor::Impl {
   void compile();
   void plan_values();
   void pack_constants();
+  void bind_arguments();
   void check_inputs(const std::map<std::string, runtime::NDArray>& inputs) const;
   void* address(const std::string& value, const std::map<std::string, runtime::NDArray>& inputs);
 };
@@ -161,6 +166,21 @@ void Executor::Impl::pack_constants() {
   }
 }
 
+void Executor::Impl::bind_arguments() {
+  for (Launch& l : launches) {
+    l.bound.assign(l.args.size(), nullptr);
+    for (size_t a = 0; a < l.args.size(); ++a) {
+      if (l.packed_address[a]) {
+        l.bound[a] = l.packed_address[a];
+      } else if (slots.at(l.args[a]).home == Home::Input) {
+        l.graph_inputs.emplace_back(a, l.args[a]);
+      } else {
+        l.bound[a] = address(l.args[a], {});
+      }
+    }
+  }
+}
+
 void Executor::Impl::check_inputs(const std::map<std::string, runtime::NDArray>& inputs) const {
   for (const auto& [name, value] : inputs) {
     bool known = false;
@@ -205,6 +225,7 @@ Executor::Executor(Graph graph, std::vector<Subgraph> subgraphs, ExecutorOptions
   impl_->compile();
   impl_->plan_values();
   impl_->pack_constants();
+  impl_->bind_arguments();
   for (const auto& sg : impl_->subgraphs) impl_->times.push_back({sg.name, 0.0});
 }
 
@@ -214,18 +235,16 @@ Executor::Executor(Executor&&) noexcept = default;
 std::map<std::string, runtime::NDArray> Executor::run(const std::map<std::string, runtime::NDArray>& inputs) {
   Impl& m = *impl_;
   m.check_inputs(inputs);
-  std::vector<void*> args;
   for (size_t s = 0; s < m.launches.size(); ++s) {
-    const Launch& l = m.launches[s];
-    args.clear();
-    for (size_t a = 0; a < l.args.size(); ++a)
-      args.push_back(l.packed_address[a] ? l.packed_address[a] : m.address(l.args[a], inputs));
+    Launch& l = m.launches[s];
+    // Kernels never write their inputs, so the caller's arrays are read in place.
+    for (const auto& [a, name] : l.graph_inputs) l.bound[a] = const_cast<void*>(inputs.at(name).raw());
     if (m.options.profile) {
       const auto start = std::chrono::steady_clock::now();
-      l.kernel->run(args.data());
+      l.kernel->run(l.bound.data());
       m.times[s].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     } else {
-      l.kernel->run(args.data());
+      l.kernel->run(l.bound.data());
     }
   }
   std::map<std::string, runtime::NDArray> outputs;

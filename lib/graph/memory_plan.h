@@ -3,9 +3,11 @@
 // that defines it .. the index of the last subgraph that reads it), assigns
 // each an offset in one arena so that values whose lifetimes overlap never
 // share bytes and values whose lifetimes do not may. Greedy by size (as
-// TFLite's arena planner): the largest buffers are placed first, each at the
-// lowest 64-byte aligned offset that clears every placed buffer it coexists
-// with. Pure arithmetic: no allocation happens here.
+// TFLite's arena planner): the largest buffers are placed first, each at a
+// 64-byte aligned offset that clears every placed buffer it coexists with:
+// of the gaps that fit inside the arena so far, the one whose bytes were
+// freed most recently before the buffer is written (the likeliest still in
+// cache), else the lowest. Pure arithmetic: no allocation happens here.
 #pragma once
 
 #include <cstddef>
