@@ -1,6 +1,7 @@
 // `tunectl bench` without a model: the bench suite. For each one-operator
 // model of models/bench/ (1024^3 GEMM, ResNet-50's 3x3 and 1x1 convolutions
-// with bias and ReLU, BERT-base's dense 128x768x3072) it imports the model,
+// with bias and ReLU, its 7x7 stem, stride-2 3x3 and 1x1 projection,
+// MobileNet's depthwise 3x3, BERT-base's dense 128x768x3072) it imports the model,
 // takes its single task, rebuilds the task's best program from the tuning
 // logs (replay of the record's steps, lower, JIT), checks it against oneDNN
 // on the same seeded random inputs and weights, and times both in this
@@ -52,9 +53,11 @@ Baseline matmul_baseline(int64_t m, int64_t k, int64_t n) {
   };
 }
 
-SuiteEntry conv_entry(const std::string& file, int64_t c, int64_t k, int64_t r) {
-  baseline::Conv2dShape s{1, c, 56, 56, k, r, r, 1, r / 2};
-  return {file, {{1, c, 56, 56}, {k, c, r, r}, {k}}, [s](const std::vector<runtime::NDArray>& in) -> Baseline {
+// Conv with bias and ReLU of models/make_bench_models.cpp: padding r / 2.
+SuiteEntry conv_entry(const std::string& file, int64_t c, int64_t k, int64_t r, int64_t size, int64_t stride = 1,
+                      int64_t groups = 1) {
+  baseline::Conv2dShape s{1, c, size, size, k, r, r, stride, r / 2, groups};
+  return {file, {{1, c, size, size}, {k, c / groups, r, r}, {k}}, [s](const std::vector<runtime::NDArray>& in) -> Baseline {
             auto p = std::make_shared<baseline::OneDnnConv2d>(s, in[1].data<float>(), in[2].data<float>(), true);
             return [p](const std::vector<runtime::NDArray>& in, runtime::NDArray& out) {
               p->run(in[0].data<float>(), out.data<float>());
@@ -67,8 +70,12 @@ std::vector<SuiteEntry> suite_entries() {
   e.push_back({"gemm_1024.onnx", {{1024, 1024}, {1024, 1024}}, [](const std::vector<runtime::NDArray>&) {
                  return matmul_baseline(1024, 1024, 1024);
                }});
-  e.push_back(conv_entry("conv3x3_resnet.onnx", 64, 64, 3));
-  e.push_back(conv_entry("conv1x1_resnet.onnx", 64, 256, 1));
+  e.push_back(conv_entry("conv3x3_resnet.onnx", 64, 64, 3, 56));
+  e.push_back(conv_entry("conv1x1_resnet.onnx", 64, 256, 1, 56));
+  e.push_back(conv_entry("conv7x7_stem.onnx", 3, 64, 7, 224, 2));
+  e.push_back(conv_entry("conv3x3_s2_resnet.onnx", 128, 128, 3, 56, 2));
+  e.push_back(conv_entry("conv1x1_s2_resnet.onnx", 256, 512, 1, 56, 2));
+  e.push_back(conv_entry("depthwise3x3_mobilenet.onnx", 32, 32, 3, 112, 1, 32));
   e.push_back({"dense_bert.onnx", {{128, 768}, {768, 3072}, {3072}}, [](const std::vector<runtime::NDArray>& in) {
                  auto p = std::make_shared<baseline::OneDnnDense>(128, 768, 3072, in[1].data<float>(),
                                                                   in[2].data<float>(), baseline::DenseWeights::InOut);

@@ -104,6 +104,7 @@ bool cudnn_available(std::string& why) {
 }
 
 CudnnConv2d::CudnnConv2d(const Conv2dShape& shape) : shape_(shape) {
+  internal_check(shape.groups == 1, "the cuDNN baseline wraps ungrouped convolutions only");
   const Cudnn& c = cudnn();
   user_check(c.lib != nullptr, "the cuDNN baseline: ", c.why);
   const runtime::CudaDriver& d = runtime::CudaDriver::get();

@@ -22,7 +22,12 @@ struct OneDnnConv2d::Impl {
 OneDnnConv2d::OneDnnConv2d(const Conv2dShape& s, const float* weights, const float* bias, bool relu)
     : impl_(std::make_unique<Impl>()) {
   Impl& p = *impl_;
-  const dnnl::memory::dims src_dims = {s.n, s.c, s.h, s.w}, weight_dims = {s.k, s.c, s.r, s.s},
+  // Grouped weights are [groups, K / groups, C / groups, R, S] to oneDNN:
+  // the same bytes as ONNX's [K, C / groups, R, S].
+  const bool grouped = s.groups > 1;
+  const dnnl::memory::dims src_dims = {s.n, s.c, s.h, s.w},
+                           weight_dims = grouped ? dnnl::memory::dims{s.groups, s.k / s.groups, s.c / s.groups, s.r, s.s}
+                                                 : dnnl::memory::dims{s.k, s.c, s.r, s.s},
                            dst_dims = {s.n, s.k, s.out_h(), s.out_w()}, bias_dims = {s.k};
   p.user_src_md = dnnl::memory::desc(src_dims, dt::f32, tag::nchw);
   p.user_dst_md = dnnl::memory::desc(dst_dims, dt::f32, tag::nchw);
@@ -41,7 +46,8 @@ OneDnnConv2d::OneDnnConv2d(const Conv2dShape& s, const float* weights, const flo
   dnnl::convolution_forward::primitive_desc pd(desc, attr, p.engine);
   p.primitive = dnnl::convolution_forward(pd);
   p.weights =
-      to_layout(p.engine, p.stream, dnnl::memory::desc(weight_dims, dt::f32, tag::oihw), weights, pd.weights_desc());
+      to_layout(p.engine, p.stream, dnnl::memory::desc(weight_dims, dt::f32, grouped ? tag::goihw : tag::oihw), weights,
+                pd.weights_desc());
   if (p.has_bias) p.bias = to_layout(p.engine, p.stream, bias_md, bias, pd.bias_desc());
   p.src = dnnl::memory(pd.src_desc(), p.engine);
   p.dst = dnnl::memory(pd.dst_desc(), p.engine);

@@ -21,7 +21,7 @@ namespace tunectl::baseline {
 
 class OneDnnConv2d {
  public:
-  // weights: OIHW [k, c, r, s]; bias: [k] or nullptr for none. Both are
+  // weights: OIHW [k, c / groups, r, s]; bias: [k] or nullptr for none. Both are
   // copied into oneDNN's layout here.
   OneDnnConv2d(const Conv2dShape& shape, const float* weights, const float* bias, bool relu);
   ~OneDnnConv2d();

@@ -46,16 +46,22 @@ double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows,
     for (size_t b = b0_bytes; b + per_buffer <= row.size() && buffers.size() < 5; b += per_buffer)
       if (value(b) > 0) buffers.push_back(b);
     const double runs = std::max(1.0, value(exec));
-    // A vector loop that steps through memory with a stride gathers: one
-    // load per lane.
+    // A vector loop that steps through memory with a stride gathers (one
+    // load per lane), or for a small stride loads that many vectors and
+    // shuffles them.
     bool gathers = false;
-    for (size_t b : buffers) gathers = gathers || value(b + stride) > 1;
+    double shuffled = 0;
+    for (size_t b : buffers) {
+      const double s = value(b + stride);
+      if (s > target::Target::kMaxShuffledLoadStride) gathers = true;
+      if (s > 1 && s <= target::Target::kMaxShuffledLoadStride) shuffled += s;
+    }
     // A vector loop runs in whole registers: 24 elements on 16 lanes take
     // two, 12 lanes each.
     const double vector = std::max(1.0, value(vec_len));
     double lanes = vector / std::ceil(vector / static_cast<double>(std::max(1, target.vector_lanes)));
     double flops = value(add) + value(mul) + 4 * value(div) + value(min_max) + 10 * value(math) + value(cmp) +
-                   value(select);
+                   value(select) + runs * shuffled;
     // A guard inside it (a non-dividing tile) keeps it scalar too.
     if ((gathers || value(guards) > 0) && lanes > 1) {
       flops += runs * static_cast<double>(buffers.size());

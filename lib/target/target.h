@@ -60,6 +60,9 @@ struct Target {
   // Facts the search reads. The machine that measures is this one, so the
   // core count and cache sizes are the host's whatever the CPU name says.
   int vector_lanes = 4;             // fp32 lanes of the widest vector register
+  // A vector load whose lanes are up to this many elements apart is that
+  // many contiguous loads and a shuffle (codegen/llvm); beyond, a gather.
+  static constexpr int64_t kMaxShuffledLoadStride = 4;
   int cores = 1;                    // cores available to this process
   int64_t l1d_bytes = 32 << 10;     // data cache per core
   int64_t l2_bytes = 1 << 20;       // per core

@@ -37,9 +37,11 @@ TEST_CASE("oneDNN conv2d with bias and ReLU equals the registry's conv2d", "[bas
     s = {1, 16, 13, 13, 16, 3, 3, 2, 1};
     relu = false;
   }
+  SECTION("depthwise 3x3") { s = {1, 8, 9, 9, 8, 3, 3, 1, 1, 8}; }
+  SECTION("grouped 3x3, stride 2") { s = {1, 8, 9, 9, 12, 3, 3, 2, 1, 4}; }
   te::ComputeDAG dag = ops::make_op_dag("conv2d", {{"N", s.n}, {"C", s.c}, {"H", s.h}, {"W", s.w}, {"K", s.k},
                                                    {"R", s.r}, {"S", s.s}, {"stride", s.stride}, {"pad", s.pad},
-                                                   {"bias", bias}, {"relu", relu}});
+                                                   {"groups", s.groups}, {"bias", bias}, {"relu", relu}});
   std::vector<runtime::NDArray> inputs = check::check_inputs(dag, 11);
   std::vector<runtime::NDArray> expected = te::evaluate(dag, inputs);
   baseline::OneDnnConv2d conv(s, inputs[1].data<float>(), bias ? inputs[2].data<float>() : nullptr, relu);

@@ -15,7 +15,7 @@ suite=$repo/models/bench
 mkdir -p "$work/empty_logs"
 
 # The suite without logs: every workload reported, none timed, no failure.
-expect_count 4 "no tuning log" -- "$tunectl" bench --suite "$suite" --logs "$work/empty_logs" --repeats 1
+expect_count 8 "no tuning log" -- "$tunectl" bench --suite "$suite" --logs "$work/empty_logs" --repeats 1
 
 # A few trials of the suite's 1x1 convolution, then the suite with that log:
 # its row is tuned (rebuilt from the record and checked against oneDNN), the
@@ -24,7 +24,7 @@ expect 0 "trials" -- "$tunectl" tune "$suite/conv1x1_resnet.onnx" --target llvm 
   --log "$work/suite_logs/conv1x1.json" --kernels "$work/conv1x1.kernels"
 expect_count 1 "conv1x1_resnet               tuned" -- "$tunectl" bench --suite "$suite" --logs "$work/suite_logs" \
   --repeats 1
-expect_count 3 "no tuning log" -- "$tunectl" bench --suite "$suite" --logs "$work/suite_logs/conv1x1.json" --repeats 1
+expect_count 7 "no tuning log" -- "$tunectl" bench --suite "$suite" --logs "$work/suite_logs/conv1x1.json" --repeats 1
 
 # A model with a log from `tunectl tune`: default and tuned runs side by side.
 expect 0 "trials" -- "$tunectl" tune "$model" --target llvm --trials 8 --jobs 1 --log "$work/cnn.json" \

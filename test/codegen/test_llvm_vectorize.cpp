@@ -1,5 +1,8 @@
 // Vectorized loops: stride-1 vector loads/stores, gathers, scatters, masks,
 // chunking of wide loops and the serial fallback.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include "ir/error.h"
@@ -28,6 +31,50 @@ TEST_CASE("vectorized add for widths below, at and above one chunk", "[cpu]") {
     AlignedArray<float> vc(n, -7.0f);
     test::compile_and_run({"vadd", {a, b, c}, body}, {va.data(), vb.data(), vc.data()});
     for (int64_t k = 0; k < n; ++k) REQUIRE(vc[k] == va[k] + vb[k]);
+  }
+}
+
+// Floats that end exactly where an inaccessible page begins: a kernel that
+// reads one element past them faults.
+class GuardedFloats {
+ public:
+  explicit GuardedFloats(size_t n) {
+    page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    data_pages_ = (n * sizeof(float) + page_ - 1) / page_;
+    base_ = mmap(nullptr, (data_pages_ + 1) * page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(base_ != MAP_FAILED);
+    char* guard = static_cast<char*>(base_) + data_pages_ * page_;
+    REQUIRE(mprotect(guard, page_, PROT_NONE) == 0);
+    data_ = reinterpret_cast<float*>(guard) - n;
+  }
+  ~GuardedFloats() { munmap(base_, (data_pages_ + 1) * page_); }
+  GuardedFloats(const GuardedFloats&) = delete;
+  GuardedFloats& operator=(const GuardedFloats&) = delete;
+  float* data() { return data_; }
+
+ private:
+  size_t page_ = 0, data_pages_ = 0;
+  void* base_ = nullptr;
+  float* data_ = nullptr;
+};
+
+TEST_CASE("vectorized loads with a lane stride of 2 to 5 read no element past the last lane's", "[cpu]") {
+  // Strides up to 4 load contiguous vectors and shuffle, the last masked; 5
+  // gathers. 48 lanes are whole chunks; 45 end in a masked tail.
+  for (int64_t stride : {2, 3, 4, 5}) {
+    for (int64_t n : {48, 45}) {
+      INFO("stride " << stride << ", " << n << " lanes");
+      const int64_t size = (n - 1) * stride + 2;  // A[i * stride + 1] for i < n ends the buffer
+      Buffer a("A", DType::Float32, {size}), c("C", DType::Float32, {n});
+      Var i("i");
+      auto body = ir::make_for(i, 0, n, ForKind::Vectorized,
+                               ir::make_store(c, {i}, ld(a, i * stride + 1) * 2.0));
+      GuardedFloats va(static_cast<size_t>(size));
+      for (int64_t k = 0; k < size; ++k) va.data()[k] = static_cast<float>(k) * 0.5f - 3;
+      AlignedArray<float> vc(n, -7.0f);
+      test::compile_and_run({"strided", {a, c}, body}, {va.data(), vc.data()});
+      for (int64_t k = 0; k < n; ++k) REQUIRE(vc[k] == va.data()[k * stride + 1] * 2);
+    }
   }
 }
 

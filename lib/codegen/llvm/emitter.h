@@ -78,6 +78,7 @@ class Emitter {
   llvm::Value* splat(llvm::Value* v);
   llvm::Value* active_mask();  // the current mask, all-true when none
   llvm::Value* call_per_lane(llvm::Value* arg, const char* scalar_name);
+  llvm::Value* emit_strided_load(const ir::LoadNode* op, const ir::Expr& index, int64_t stride);
 
   // ---- parallel.cpp --------------------------------------------------------
   void emit_parallel_for(const ir::ForNode* op);
