@@ -2,9 +2,10 @@
 # Usage: scripts/bench-vs-ort.sh MODEL.onnx [LOG]
 #
 # ONNX Runtime (CPU, onnxruntime-node from the npm registry) against tunectl
-# on one model, side by side: first both run the same seeded inputs once and
-# every output of tunectl (tuned with LOG's best records when given) is
-# compared with ONNX Runtime's; then ROUNDS rounds each time RUNS back-to-back
+# on one model, side by side: first both run the same inputs once (the
+# model's own test data MODEL_input_<i>.pb when it has some, else seeded
+# random inputs) and every output of tunectl (tuned with LOG's best records
+# when given) is compared with ONNX Runtime's; then ROUNDS rounds each time RUNS back-to-back
 # runs of ONNX Runtime and of tunectl (`tunectl bench MODEL [--log LOG
 # --tuned-only]`), in alternating order so that load on a shared machine hits
 # both alike. Prints every round's medians, the median over rounds, and the
@@ -37,7 +38,7 @@ trap 'rm -rf "$work"' EXIT
 log_args=()
 [ -z "$log" ] || log_args=(--log "$log")
 
-echo "== $model: outputs of tunectl${log:+ (tuned by $log)} against ONNX Runtime, same seeded inputs"
+echo "== $model: outputs of tunectl${log:+ (tuned by $log)} against ONNX Runtime, same inputs"
 input_args=()
 while IFS= read -r spec; do input_args+=(--input "$spec"); done < <(ort inputs "$model" "$work/inputs")
 tunectl run "$model" "${input_args[@]}" "${log_args[@]}" --output-dir "$work/outputs" >/dev/null

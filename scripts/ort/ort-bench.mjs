@@ -2,9 +2,11 @@
 // all graph optimizations, one inter-op thread, THREADS intra-op threads).
 //
 //   node ort-bench.mjs inputs MODEL DIR
-//       writes seeded inputs to DIR/<file>.raw (the bytes that
-//       `tunectl run --input NAME=raw:FILE` reads) and prints NAME=raw:FILE
-//       for each.
+//       prints NAME=FILE for each input, for `tunectl run --input`: the
+//       model's own test data when it has some (MODEL without .onnx, then
+//       _input_<i>.pb, the layout of ONNX's backend test data: a real image
+//       rather than noise that a ReLU network may map to a constant), else
+//       seeded inputs written to DIR/<file>.raw.
 //   node ort-bench.mjs check MODEL DIR
 //       runs the model once on the same inputs and compares every output
 //       with the ONNX TensorProto file tunectl wrote, DIR/<file>.pb. Exit 1
@@ -148,8 +150,37 @@ function fileNameFor(value) {
   return value.replace(/[/\\:]/g, '_');
 }
 
+// The model's test data files PREFIX_input_<i>.pb, one per input, or null.
+function testDataFiles(model, session) {
+  const prefix = model.replace(/\.onnx$/, '');
+  const files = session.inputNames.map((_, i) => `${prefix}_input_${i}.pb`);
+  return files.every((f) => fs.existsSync(f)) ? files : null;
+}
+
+function tensorFromProto(tensor) {
+  const FLOAT = 1, INT64 = 7;
+  const values = tensorValues(tensor);
+  if (tensor.dataType === FLOAT) return new ort.Tensor('float32', Float32Array.from(values), tensor.dims);
+  if (tensor.dataType === INT64) return new ort.Tensor('int64', BigInt64Array.from(values, (v) => BigInt(v)), tensor.dims);
+  fail(`test data of type ${tensor.dataType} is not read by this script`);
+}
+
+// The model's test data when it has some, else seeded inputs.
+function modelInputs(model, session) {
+  const files = testDataFiles(model, session);
+  if (!files) return seededInputs(session);
+  const feeds = {};
+  session.inputNames.forEach((name, i) => { feeds[name] = tensorFromProto(readTensorProto(files[i])); });
+  return feeds;
+}
+
 async function writeInputs(model, dir) {
   const session = await open(model);
+  const files = testDataFiles(model, session);
+  if (files) {
+    session.inputNames.forEach((name, i) => console.log(`${name}=${files[i]}`));
+    return;
+  }
   fs.mkdirSync(dir, { recursive: true });
   for (const [name, tensor] of Object.entries(seededInputs(session))) {
     const file = path.join(dir, `${fileNameFor(name)}.raw`);
@@ -160,7 +191,7 @@ async function writeInputs(model, dir) {
 
 async function check(model, dir) {
   const session = await open(model);
-  const feeds = seededInputs(session);
+  const feeds = modelInputs(model, session);
   const outputs = await session.run(feeds);
   let ok = true;
   for (const [name, expected] of Object.entries(outputs)) {
