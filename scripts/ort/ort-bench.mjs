@@ -34,6 +34,7 @@ async function open(model) {
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
+    logSeverityLevel: 3,  // errors only: no notes about unused initializers
   });
 }
 
