@@ -137,6 +137,33 @@ void add_rfactor(State& s, int i) {
   s.apply(schedule::RfactorStep{i, n_spatial + 1, n_spatial});
 }
 
+// Rfactor of a reduction with enough spatial parallelism but a serial
+// accumulation per output (softmax's max and sum, layer norm's moments: one
+// add's latency per element): the reduce loops fused and split (placeholder),
+// the inner part a spatial axis of a partial-result stage, innermost there
+// so it vectorizes, each output's partials computed at its loop of the
+// final stage. One vector of accumulators per output, then a short
+// cross-lane reduction.
+void add_vector_rfactor(State& s, int i) {
+  const int n_spatial = static_cast<int>(s.stages[i].op->axes.size());
+  add_rfactor(s, i);
+  // Now stage i holds the partials (spatial..., lanes, reduce) and i + 1 the rest.
+  std::vector<int> order;
+  for (int p = 0; p < n_spatial; ++p) order.push_back(p);
+  order.push_back(n_spatial + 1);
+  order.push_back(n_spatial);
+  s.apply(schedule::ReorderStep{i, order});
+  if (n_spatial > 0) s.apply(schedule::ComputeAtStep{i, i + 1, n_spatial - 1});
+}
+
+bool large_serial_reduce(const te::Tensor& op, const SearchParams& params) {
+  const ir::ReduceNode* r = op->reduce();
+  if (r == nullptr) return false;
+  int64_t reduce = 1;
+  for (const ir::IterVar& a : r->axes) reduce *= a.extent;
+  return reduce >= 2 * params.vector_lanes;
+}
+
 bool small_spatial_large_reduce(const te::Tensor& op, const SearchParams& params) {
   const ir::ReduceNode* r = op->reduce();
   if (r == nullptr) return false;
@@ -186,6 +213,9 @@ std::vector<State> expand_cpu(const State& s, int i, const SearchParams& params)
   } else if (params.enable_rfactor && small_spatial_large_reduce(st.op, params)) {
     out.push_back(s);
     branch([&](State& n) { add_rfactor(n, i); });
+  } else if (params.enable_rfactor && large_serial_reduce(st.op, params)) {
+    out.push_back(s);
+    branch([&](State& n) { add_vector_rfactor(n, i); });
   }
   if (out.empty()) out.push_back(s);
   return out;

@@ -51,7 +51,8 @@ void vectorize(State& s, int i, std::mt19937_64& rng, const SearchParams& params
 
 // Fuses a random number of outer spatial loops of root stage i (up to the
 // first whose product reaches the parallelism bound, and not past a loop
-// something is computed at) and marks the fused loop parallel.
+// something is computed at; at least up to the first of extent > 1) and
+// marks the fused loop parallel.
 void parallelize(State& s, int i, std::mt19937_64& rng, int64_t bound) {
   const schedule::Stage& st = s.stages[i];
   int max_loops = 0;
@@ -63,8 +64,12 @@ void parallelize(State& s, int i, std::mt19937_64& rng, int64_t bound) {
     ++max_loops;
     if (attached_at(s, i, it.id)) break;
   }
+  // Loops of extent 1 in front (a batch of one) do not count: at least the
+  // first real loop is fused in.
+  int first_real = 0;
+  while (first_real < max_loops - 1 && st.leaf(first_real).extent == 1) ++first_real;
   if (max_loops == 0) return;
-  int k = 1 + pick(rng, static_cast<size_t>(max_loops));
+  int k = first_real + 1 + pick(rng, static_cast<size_t>(max_loops - first_real));
   if (k > 1) {
     std::vector<int> iters;
     for (int p = 0; p < k; ++p) iters.push_back(p);
@@ -78,12 +83,17 @@ void parallelize(State& s, int i, std::mt19937_64& rng, int64_t bound) {
 // the most lengths; sketch.cpp splits a stage's axes from the last to the
 // first, so the first spatial tile in history is the last axis: the vector
 // loop. The innermost spatial tiles together are the register tile.
+// A split the next step rfactors makes the partial stage's new spatial axis,
+// its vector loop, so it is drawn aligned like a tile's vector axis.
 void fill_stage_splits(std::vector<schedule::Step>& history, const std::vector<size_t>& splits,
                        std::mt19937_64& rng, const SearchParams& params) {
   size_t spatial_lengths = 0;
   for (size_t h : splits) spatial_lengths = std::max(spatial_lengths, std::get<schedule::SplitStep>(history[h]).lengths.size());
   const bool tiled = spatial_lengths > 1;
-  const int64_t align = tiled && chance(rng, params.aligned_vector_tile_prob) ? params.vector_lanes : 0;
+  const bool rfactored = splits.size() == 1 && splits[0] + 1 < history.size() &&
+                         std::holds_alternative<schedule::RfactorStep>(history[splits[0] + 1]);
+  const int64_t align =
+      (tiled || rfactored) && chance(rng, params.aligned_vector_tile_prob) ? params.vector_lanes : 0;
   const bool bound_registers = tiled && chance(rng, params.register_tile_prob);
   const bool two_level = tiled && chance(rng, params.two_level_tile_prob);
   int64_t register_tile = 1;
@@ -95,8 +105,8 @@ void fill_stage_splits(std::vector<schedule::Step>& history, const std::vector<s
     // The vector axis comes first, so the bound shrinks what the others add.
     if (spatial && bound_registers)
       max_innermost = std::min(max_innermost, std::max<int64_t>(1, params.max_register_tile / register_tile));
-    split.lengths = sample_lengths(split.extent, split.lengths.size(), spatial && first_spatial ? align : 0,
-                                   max_innermost, rng);
+    split.lengths = sample_lengths(split.extent, split.lengths.size(),
+                                   (spatial && first_spatial) || rfactored ? align : 0, max_innermost, rng);
     if (spatial && two_level) std::fill(split.lengths.begin(), split.lengths.end() - 1, 1);
     if (spatial) register_tile *= split.lengths.back();
     first_spatial = first_spatial && !spatial;

@@ -220,6 +220,29 @@ TEST_CASE("conv2d + bias + relu gets the consumer-fusion sketch", "[sketch][unit
   CHECK(fused);
 }
 
+TEST_CASE("a reduction of wide rows gets partial vectors per output, computed at its loop", "[sketch][cpu]") {
+  // 80 rows of 40: too many rows for the small-spatial rfactor, reductions
+  // long enough to vectorize (and not a multiple of 16).
+  for (const char* op : {"softmax", "layer_norm"}) {
+    INFO(op);
+    auto dag = op_dag(op, {{"shape", {80, 40}}});
+    std::vector<State> sketches = search::generate_sketches(dag);
+    bool vector_rfactor = false;
+    for (const State& s : sketches) {
+      for (size_t k = 0; k + 1 < s.stages.size(); ++k) {
+        const schedule::Stage& st = s.stages[k];
+        if (st.op->name.size() < 3 || st.op->name.substr(st.op->name.size() - 3) != ".rf") continue;
+        // Computed per row of the next stage, the partial lanes innermost.
+        vector_rfactor = vector_rfactor || (st.attach.kind == schedule::AttachKind::Iter &&
+                                            st.attach.target_stage == static_cast<int>(k) + 1 &&
+                                            st.leaf(static_cast<int>(st.leaves.size()) - 1).kind == ir::IterKind::Spatial);
+      }
+    }
+    CHECK(vector_rfactor);
+    check_dag(dag, 6, 5);
+  }
+}
+
 TEST_CASE("elementwise-only DAGs get no tiling", "[sketch][unit]") {
   for (const char* op : {"leaky_relu", "clip", "transpose"}) {
     INFO(op);
