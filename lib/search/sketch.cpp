@@ -156,21 +156,22 @@ void add_vector_rfactor(State& s, int i) {
   if (n_spatial > 0) s.apply(schedule::ComputeAtStep{i, i + 1, n_spatial - 1});
 }
 
-bool large_serial_reduce(const te::Tensor& op, const SearchParams& params) {
+// Iterations of op's reduction per output; 0 for no reduction.
+int64_t reduce_extent(const te::Tensor& op) {
   const ir::ReduceNode* r = op->reduce();
-  if (r == nullptr) return false;
+  if (r == nullptr) return 0;
   int64_t reduce = 1;
   for (const ir::IterVar& a : r->axes) reduce *= a.extent;
-  return reduce >= 2 * params.vector_lanes;
+  return reduce;
+}
+
+bool large_serial_reduce(const te::Tensor& op, const SearchParams& params) {
+  return reduce_extent(op) >= 2 * params.vector_lanes;
 }
 
 bool small_spatial_large_reduce(const te::Tensor& op, const SearchParams& params) {
-  const ir::ReduceNode* r = op->reduce();
-  if (r == nullptr) return false;
-  int64_t spatial = product(op->shape(), 0, op->shape().size());
-  int64_t reduce = 1;
-  for (const ir::IterVar& a : r->axes) reduce *= a.extent;
-  return spatial <= params.rfactor_max_spatial && reduce > spatial;
+  const int64_t spatial = product(op->shape(), 0, op->shape().size());
+  return op->reduce() != nullptr && spatial <= params.rfactor_max_spatial && reduce_extent(op) > spatial;
 }
 
 // The stage that computes op: a packed copy inserted before a stage moves

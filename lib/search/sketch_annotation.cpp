@@ -64,11 +64,11 @@ void parallelize(State& s, int i, std::mt19937_64& rng, int64_t bound) {
     ++max_loops;
     if (attached_at(s, i, it.id)) break;
   }
+  if (max_loops == 0) return;
   // Loops of extent 1 in front (a batch of one) do not count: at least the
   // first real loop is fused in.
   int first_real = 0;
   while (first_real < max_loops - 1 && st.leaf(first_real).extent == 1) ++first_real;
-  if (max_loops == 0) return;
   int k = first_real + 1 + pick(rng, static_cast<size_t>(max_loops - first_real));
   if (k > 1) {
     std::vector<int> iters;

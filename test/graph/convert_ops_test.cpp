@@ -399,3 +399,21 @@ TEST_CASE("converter errors name the node, op type and the input or attribute", 
   CHECK(is_supported_op("Conv"));
   CHECK_FALSE(is_supported_op("Loop"));
 }
+
+TEST_CASE("Pow by a constant 2 or 3 multiplies; any other exponent calls pow", "[unit][graph][convert]") {
+  for (double exponent : {2.0, 3.0, 2.5}) {
+    INFO("exponent " << exponent);
+    GraphBuilder b(13);
+    b.input("x", iota({2, 5}, 0.37, -1.6));
+    b.constant("e", array(ir::DType::Float32, {}, {exponent}));
+    b.node("Pow", {"x", "e"}, {"y"});
+    const std::string text = te::ComputeDAG({b.tensor("y")}).canonical_text();
+    CHECK((text.find("pow") != std::string::npos) == (exponent == 2.5));
+    runtime::NDArray y = b.eval("y");
+    for (int64_t i = 0; i < 10; ++i) {
+      const double x = -1.6 + 0.37 * static_cast<double>(i);
+      if (exponent == 2.5 && x < 0) continue;  // NaN in both
+      CHECK(y.get(i) == Approx(std::pow(static_cast<float>(x), static_cast<float>(exponent))).epsilon(1e-6));
+    }
+  }
+}

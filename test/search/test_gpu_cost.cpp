@@ -122,6 +122,20 @@ TEST_CASE("cpu cost: unrolled code beyond 16K instructions is ruled out", "[cpu]
   CHECK(std::isinf(estimate(s)));
 }
 
+TEST_CASE("cpu cost: a vector loop of stride 2 shuffles, one of stride 8 gathers", "[cpu]") {
+  // C[i] = A[i * stride]: vectorized against serial.
+  const target::Target host = backend::host_backend()->target();
+  auto estimate = [&](int64_t stride, ir::ForKind kind) {
+    const int64_t n = 4096;
+    ir::Buffer a("A", ir::DType::Float32, {n * stride}), c("C", ir::DType::Float32, {n});
+    ir::Var i("i");
+    auto body = ir::make_for(i, 0, n, kind, ir::make_store(c, {i}, ir::make_load(a, {i * stride}) * 2.0));
+    return search::estimate_cpu_seconds(search::extract_features(lower::LoweredFunc{"k", {a, c}, body}, host), host);
+  };
+  CHECK(estimate(2, ir::ForKind::Vectorized) < estimate(2, ir::ForKind::Serial));
+  CHECK(estimate(8, ir::ForKind::Vectorized) >= estimate(8, ir::ForKind::Serial));
+}
+
 TEST_CASE("construction on the CPU: a program of the CPU sketches that computes the reference", "[cpu]") {
   const auto dag = op_dag("matmul", {{"M", 64}, {"N", 48}, {"K", 32}});
   const std::optional<search::Construction> c = search::construct_program(

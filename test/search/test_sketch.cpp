@@ -243,6 +243,17 @@ TEST_CASE("a reduction of wide rows gets partial vectors per output, computed at
   }
 }
 
+TEST_CASE("annotation parallelizes past a leading loop of extent 1", "[sketch][cpu]") {
+  // A batch of one: fusing only the first loop would make a parallel loop of one iteration.
+  auto dag = op_dag("relu", {{"shape", {1, 64, 32}}});
+  std::mt19937_64 rng(3);
+  for (const search::Candidate& c : search::sample_initial_population(search::generate_sketches(dag), 16, rng)) {
+    const schedule::Stage& st = c.state.stages.back();
+    REQUIRE(st.leaf(0).annotation == schedule::IterAnnotation::Parallel);
+    CHECK(st.leaf(0).extent > 1);
+  }
+}
+
 TEST_CASE("elementwise-only DAGs get no tiling", "[sketch][unit]") {
   for (const char* op : {"leaky_relu", "clip", "transpose"}) {
     INFO(op);
