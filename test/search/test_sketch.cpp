@@ -243,6 +243,25 @@ TEST_CASE("a reduction of wide rows gets partial vectors per output, computed at
   }
 }
 
+TEST_CASE("a vector rfactor's partial axis is drawn a multiple of the vector width", "[sketch][cpu]") {
+  auto dag = op_dag("reduce_sum", {{"shape", {80, 128}}});
+  std::vector<State> rfactored;
+  for (const State& s : search::generate_sketches(dag))
+    if (s.stages.size() > 2) rfactored.push_back(s);
+  REQUIRE(rfactored.size() == 1);
+  std::mt19937_64 rng(5);
+  const int64_t lanes = search::SearchParams{}.vector_lanes;
+  int aligned = 0, draws = 0;
+  for (const search::Candidate& c : search::sample_initial_population(rfactored, 40, rng)) {
+    const schedule::Stage& rf = c.state.stages[1];  // placeholder, partials, final
+    const schedule::Iterator& lane = rf.leaf(static_cast<int>(rf.leaves.size()) - 1);
+    aligned += lane.extent % lanes == 0;
+    ++draws;
+  }
+  // 3 in 4 draws aligned (aligned_vector_tile_prob); unaligned ones only by chance.
+  CHECK(aligned * 2 > draws);
+}
+
 TEST_CASE("annotation parallelizes past a leading loop of extent 1", "[sketch][cpu]") {
   // A batch of one: fusing only the first loop would make a parallel loop of one iteration.
   auto dag = op_dag("relu", {{"shape", {1, 64, 32}}});
