@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "cmd/model_runner.h"
 #include "cmd/subcommands.h"
 #include "ir/error.h"
 
@@ -50,6 +51,7 @@ void register_bench(CLI::App& app) {
   sub->add_option("--input-shape", o->input_shapes, "model: NAME=1x3x224x224 pins symbolic input dimensions");
   sub->add_flag("--profile", o->profile, "model: print the time of every subgraph (last run)");
   sub->add_flag("--tuned-only", o->tuned_only, "model: time the log's tuned schedules alone, not the defaults");
+  add_layout_option(sub, o->layout);
   sub->callback([o] {
     if (!o->model.empty() || o->core) {
       o->backend = backend::make_backend(backend::resolve_target(o->target.empty() ? "llvm" : o->target));

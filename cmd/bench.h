@@ -37,6 +37,7 @@ struct BenchOptions {
   std::vector<std::string> input_shapes;  // NAME=1x3x224x224
   bool profile = false;                   // per-subgraph table (of the tuned run when there is one)
   bool tuned_only = false;                // time the tuned schedules alone (needs a log)
+  std::string layout = "auto";            // --layout
 };
 
 // "median 1.234 ms, min..max 1.200..1.300 ms (spread 8.1%)".

@@ -35,7 +35,7 @@ Variant load(const BenchOptions& o, const graph::ExecutorOptions& executor_optio
   graph::ImportOptions import_options;
   for (const auto& spec : o.input_shapes) graph::parse_input_shape(spec, import_options);
   const auto start = std::chrono::steady_clock::now();
-  LoadedModel m = load_model(o.model, import_options, executor_options);
+  LoadedModel m = load_model(o.model, import_options, o.layout, executor_options);
   return {std::move(m), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
 }
 

@@ -30,6 +30,7 @@ struct RunOptions {
   std::string output_dir;
   std::string target = "llvm";
   std::string log;  // tuning log or folder: its best records schedule the subgraphs they cover
+  std::string layout = "auto";
   bool profile = false;
 };
 
@@ -88,7 +89,7 @@ void run_model(const RunOptions& o) {
     logs = read_tuning_logs(o.log, executor_options.backend->target().str());
     executor_options.schedule = schedules_from_log(logs, coverage);
   }
-  LoadedModel m = load_model(o.model, import_options, executor_options);
+  LoadedModel m = load_model(o.model, import_options, o.layout, executor_options);
   if (!o.log.empty())
     std::printf("tuned schedules from %s for %zu of %zu tasks\n", o.log.c_str(), coverage.covered.size(),
                 coverage.seen.size());
@@ -119,6 +120,7 @@ void register_run(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--output-dir", options->output_dir, "where to write <output name>.pb files")->required();
   sub->add_option("--log", options->log, "a tuning log (or folder of logs): its best records schedule the tasks they cover");
+  add_layout_option(sub, options->layout);
   sub->add_flag("--profile", options->profile, "print the time of every subgraph");
   sub->callback([options] { run_model(*options); });
 }

@@ -9,10 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backend/backend.h"
+#include "cmd/model_runner.h"
 #include "cmd/subcommands.h"
 #include "graph/import.h"
 #include "graph/partition.h"
-#include "graph/passes.h"
 #include "ir/printer.h"
 #include "tasks/extract.h"
 
@@ -23,6 +24,8 @@ namespace {
 struct TasksOptions {
   std::string model;
   std::vector<std::string> input_shapes;
+  std::string target = "llvm";
+  std::string layout = "auto";
   bool json = false;
 };
 
@@ -82,7 +85,7 @@ nlohmann::ordered_json to_json(const std::vector<tasks::Task>& tasks) {
 void run_tasks(const TasksOptions& o) {
   graph::ImportOptions import_options;
   for (const std::string& spec : o.input_shapes) graph::parse_input_shape(spec, import_options);
-  graph::Graph g = graph::simplify_graph(graph::import_onnx(o.model, import_options));
+  graph::Graph g = load_graph(o.model, import_options, o.layout, backend::resolve_target(o.target));
   std::vector<graph::Subgraph> subgraphs = graph::partition(g);
   std::vector<tasks::Task> tasks = tasks::extract_tasks(subgraphs);
   if (o.json) {
@@ -99,6 +102,8 @@ void register_tasks(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("tasks", "List the tuning tasks of an ONNX model (unique fused subgraphs)");
   sub->add_option("model", o->model, "ONNX model file")->required();
   sub->add_option("--input-shape", o->input_shapes, "Pin an input's shape: name=1x3x224x224 (repeatable)");
+  sub->add_option("--target", o->target, "the target the tasks are for (it sets the layout's block)")->capture_default_str();
+  add_layout_option(sub, o->layout);
   sub->add_flag("--json", o->json, "Print a JSON array instead of a table");
   sub->callback([o] { run_tasks(*o); });
 }

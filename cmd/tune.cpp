@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "cmd/model_runner.h"
 #include "cmd/subcommands.h"
 #include "graph/import.h"
 #include "graph/partition.h"
-#include "graph/passes.h"
 #include <spdlog/spdlog.h>
 
 #include "ir/error.h"
@@ -39,6 +39,7 @@ struct TuneCmdOptions {
   std::string search = "evolutionary";
   int measures_per_round = 0;  // 0: chosen from the budget (run_tune)
   std::vector<std::string> input_shapes;
+  std::string layout = "auto";
   tune::TuneOptions tune;
   bool no_cost_model = false;
 };
@@ -46,7 +47,7 @@ struct TuneCmdOptions {
 std::vector<tasks::Task> model_tasks(const TuneCmdOptions& o) {
   graph::ImportOptions import_options;
   for (const std::string& spec : o.input_shapes) graph::parse_input_shape(spec, import_options);
-  graph::Graph g = graph::simplify_graph(graph::import_onnx(o.model, import_options));
+  graph::Graph g = load_graph(o.model, import_options, o.layout, o.tune.backend->target());
   return tasks::extract_tasks(graph::partition(g));
 }
 
@@ -166,6 +167,7 @@ void register_tune(CLI::App& app) {
       ->check(CLI::IsMember({"evolutionary", "construct"}));
   sub->add_flag("--no-cost-model", o->no_cost_model, "Rank candidates randomly instead of with XGBoost (a baseline)");
   sub->add_option("--input-shape", o->input_shapes, "Pin an input's shape: name=1x3x224x224 (repeatable)");
+  add_layout_option(sub, o->layout);
   sub->callback([o] { run_tune(*o); });
 }
 

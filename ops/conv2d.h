@@ -29,4 +29,17 @@ te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& weight, const C
 // x [N, C, H, W] + bias [C] broadcast over N, H, W.
 te::Tensor bias_add_nchw(const te::Tensor& x, const te::Tensor& bias, const std::string& name = "bias_add");
 
+// The channel-blocked convolution (NCHW[b]c, as oneDNN's nChw16c and TVM's
+// NCHW16c): data [N, C/bi, H, W, bi], weight [K/bo, C/bi, R, S, bi, bo] ->
+// [N, K/bo, OH, OW, bo]. The innermost axis of the output and of the weight
+// is a block of output channels, so a vector of bo lanes is one contiguous
+// load or store whatever the image width and stride. Depthwise (groups equal
+// to the channels, bi == bo): weight [K/bo, 1, R, S, 1, bo]. Other groupings
+// are not blocked.
+te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& weight, const Conv2dAttrs& attrs,
+                        const std::string& name = "conv2d");
+
+// x [N, K/b, H, W, b] + bias [K/b, b] broadcast over N, H, W.
+te::Tensor bias_add_nchwc(const te::Tensor& x, const te::Tensor& bias, const std::string& name = "bias_add");
+
 }  // namespace tunectl::ops

@@ -31,8 +31,13 @@ PoolAxis pool_axis(int64_t in, int64_t before, int64_t after, int64_t kernel, in
   return a;
 }
 
+void check_layout(const te::Tensor& x, const std::string& name) {
+  user_check(x->shape().size() == 4 || x->shape().size() == 5, name,
+             ": input must be NCHW or channel-blocked [N, C/b, H, W, b]");
+}
+
 void check_attrs(const te::Tensor& x, const Pool2dAttrs& a, const std::string& name) {
-  user_check(x->shape().size() == 4, name, ": input must be NCHW");
+  check_layout(x, name);
   user_check(ir::is_float(x->dtype()), name, ": input must be float");
   for (int64_t v : a.kernel) user_check(v >= 1, name, ": kernel must be positive");
   for (int64_t v : a.stride) user_check(v >= 1, name, ": stride must be positive");
@@ -51,15 +56,26 @@ te::Tensor window_reduce(const te::Tensor& x, const Pool2dAttrs& a, ir::ReduceOp
   PoolAxis ax = pool_axis(s[3], a.padding[1], a.padding[3], a.kernel[1], a.stride[1], a.ceil_mode, name);
   te::Tensor in = x;
   int64_t bottom = a.padding[2] + ay.extra, right = a.padding[3] + ax.extra;
-  if (a.padding[0] || a.padding[1] || bottom || right)
-    in = pad(x, {0, 0, a.padding[0], a.padding[1]}, {0, 0, bottom, right}, pad_value, name + "_pad");
+  if (a.padding[0] || a.padding[1] || bottom || right) {
+    std::vector<int64_t> begins(s.size(), 0), ends(s.size(), 0);
+    begins[2] = a.padding[0];
+    begins[3] = a.padding[1];
+    ends[2] = bottom;
+    ends[3] = right;
+    in = pad(x, begins, ends, pad_value, name + "_pad");
+  }
   ir::IterVar ry = te::reduce_axis(a.kernel[0], "ry");
   ir::IterVar rx = te::reduce_axis(a.kernel[1], "rx");
+  std::vector<int64_t> out_shape = s;
+  out_shape[2] = ay.out;
+  out_shape[3] = ax.out;
   return te::compute(
-      name, {s[0], s[1], ay.out, ax.out},
+      name, out_shape,
       [&](const std::vector<ir::Var>& i) {
-        Expr v = te::read(in, {i[0], i[1], i[2] * a.stride[0] + ry.var, i[3] * a.stride[1] + rx.var});
-        return ir::make_reduce(op, v, {ry, rx});
+        std::vector<Expr> idx(i.begin(), i.end());
+        idx[2] = i[2] * a.stride[0] + ry.var;
+        idx[3] = i[3] * a.stride[1] + rx.var;
+        return ir::make_reduce(op, te::read(in, idx), {ry, rx});
       },
       "pool", x->dtype());
 }
@@ -100,7 +116,7 @@ te::Tensor avg_pool2d(const te::Tensor& x, const Pool2dAttrs& a, const std::stri
 }
 
 te::Tensor global_avg_pool2d(const te::Tensor& x, const std::string& name) {
-  user_check(x->shape().size() == 4, name, ": input must be NCHW");
+  check_layout(x, name);
   Pool2dAttrs a;
   a.kernel = {x->shape()[2], x->shape()[3]};
   a.stride = {1, 1};
@@ -109,7 +125,7 @@ te::Tensor global_avg_pool2d(const te::Tensor& x, const std::string& name) {
 }
 
 te::Tensor global_max_pool2d(const te::Tensor& x, const std::string& name) {
-  user_check(x->shape().size() == 4, name, ": input must be NCHW");
+  check_layout(x, name);
   Pool2dAttrs a;
   a.kernel = {x->shape()[2], x->shape()[3]};
   a.stride = {1, 1};

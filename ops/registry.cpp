@@ -131,9 +131,7 @@ struct OpEntry {
   std::vector<json> configs;
 };
 
-te::Tensor build_conv2d(Params& p) {
-  int64_t n = p.dim("N", 1), c = p.dim("C", 64), h = p.dim("H", 56), w = p.dim("W", 56);
-  int64_t k = p.dim("K", 64), r = p.dim("R", 3), s = p.dim("S", 3);
+Conv2dAttrs conv_attrs(Params& p) {
   Conv2dAttrs a;
   auto st = p.spread("stride", 1, 2);
   auto pd = p.spread("pad", 1, 2, 4);
@@ -143,12 +141,36 @@ te::Tensor build_conv2d(Params& p) {
   a.padding = {pd[0], pd[1], pd[2], pd[3]};
   a.dilation = {dl[0], dl[1]};
   a.groups = p.dim("groups", 1);
+  return a;
+}
+
+te::Tensor build_conv2d(Params& p) {
+  int64_t n = p.dim("N", 1), c = p.dim("C", 64), h = p.dim("H", 56), w = p.dim("W", 56);
+  int64_t k = p.dim("K", 64), r = p.dim("R", 3), s = p.dim("S", 3);
+  Conv2dAttrs a = conv_attrs(p);
   bool bias = p.boolean("bias", false), relu_after = p.boolean("relu", false);
   user_check(a.groups > 0 && c % a.groups == 0, "conv2d: groups must divide C");
   te::Tensor data = input("data", {n, c, h, w});
   te::Tensor kernel = weight("weight", {k, c / a.groups, r, s});
   te::Tensor out = conv2d_nchw(data, kernel, a);
   if (bias) out = bias_add_nchw(out, weight("bias", {k}));
+  if (relu_after) out = relu(out);
+  return out;
+}
+
+// Channel-blocked: C and K in blocks of bi and bo; groups 1 or depthwise.
+te::Tensor build_conv2d_nchwc(Params& p) {
+  int64_t n = p.dim("N", 1), c = p.dim("C", 64), h = p.dim("H", 56), w = p.dim("W", 56);
+  int64_t k = p.dim("K", 64), r = p.dim("R", 3), s = p.dim("S", 3);
+  int64_t bi = p.dim("bi", 16), bo = p.dim("bo", 16);
+  Conv2dAttrs a = conv_attrs(p);
+  bool bias = p.boolean("bias", false), relu_after = p.boolean("relu", false);
+  user_check(c % bi == 0 && k % bo == 0, "conv2d_nchwc: blocks must divide C and K");
+  bool depthwise = a.groups != 1;
+  te::Tensor data = input("data", {n, c / bi, h, w, bi});
+  te::Tensor kernel = depthwise ? weight("weight", {k / bo, 1, r, s, 1, bo}) : weight("weight", {k / bo, c / bi, r, s, bi, bo});
+  te::Tensor out = conv2d_nchwc(data, kernel, a);
+  if (bias) out = bias_add_nchwc(out, weight("bias", {k / bo, bo}));
   if (relu_after) out = relu(out);
   return out;
 }
@@ -170,6 +192,15 @@ Shape nchw(Params& p, int64_t c, int64_t hw) {
   return {p.dim("N", 1), p.dim("C", c), p.dim("H", hw), p.dim("W", hw)};
 }
 
+// NCHW, or with parameter "block" channel-blocked [N, C/block, H, W, block].
+Shape pool_input(Params& p, int64_t c, int64_t hw) {
+  Shape s = nchw(p, c, hw);
+  int64_t block = p.integer("block", 0);
+  if (block == 0) return s;
+  user_check(block > 0 && s[1] % block == 0, "pooling: block must divide C");
+  return {s[0], s[1] / block, s[2], s[3], block};
+}
+
 std::vector<OpEntry> make_entries() {
   std::vector<OpEntry> e;
   e.push_back({"conv2d", [](Params& p) { return one(build_conv2d(p)); },
@@ -179,6 +210,19 @@ std::vector<OpEntry> make_entries() {
                 {{"N", 1}, {"C", 5}, {"H", 15}, {"W", 11}, {"K", 5}, {"R", 3}, {"S", 3}, {"pad", 2},
                  {"dilation", 2}, {"groups", 5}},
                 {{"N", 1}, {"C", 8}, {"H", 8}, {"W", 8}, {"K", 16}, {"R", 1}, {"S", 1}, {"pad", 0}}}});
+  e.push_back({"conv2d_nchwc", [](Params& p) { return one(build_conv2d_nchwc(p)); },
+               {{{"C", 3}, {"H", 9}, {"W", 7}, {"K", 16}, {"bi", 3}, {"bo", 8}, {"stride", 2}, {"bias", true}},
+                {{"N", 2}, {"C", 16}, {"H", 6}, {"W", 5}, {"K", 8}, {"bi", 8}, {"bo", 4}, {"R", 1}, {"S", 1},
+                 {"pad", 0}, {"relu", true}},
+                {{"C", 8}, {"H", 7}, {"W", 7}, {"K", 8}, {"bi", 4}, {"bo", 4}, {"groups", 8}, {"dilation", 2},
+                 {"pad", 2}, {"bias", true}}}});
+  e.push_back({"channel_blocks",
+               [](Params& p) {
+                 te::Tensor x = input("x", nchw(p, 16, 5));
+                 te::Tensor blocked = to_channel_blocks(x, p.dim("block", 8));
+                 return std::vector<te::Tensor>{blocked, from_channel_blocks(relu(blocked))};
+               },
+               {{{"C", 16}, {"block", 8}}, {{"N", 2}, {"C", 12}, {"H", 3}, {"W", 7}, {"block", 4}}}});
   e.push_back({"matmul",
                [](Params& p) {
                  int64_t m = p.dim("M", 512), n = p.dim("N", 512), k = p.dim("K", 512);
@@ -221,24 +265,28 @@ std::vector<OpEntry> make_entries() {
                 {{"a_shape", {2, 3, 4, 13}}, {"b_shape", {3, 6, 13}}, {"trans_b", true}},
                 {{"a_shape", {2, 1, 5, 7}}, {"b_shape", {1, 3, 7, 4}}}}});
   e.push_back({"max_pool2d", [](Params& p) {
-                 Shape s = nchw(p, 64, 56);
+                 Shape s = pool_input(p, 64, 56);
                  return one(max_pool2d(input("data", s), pool_attrs(p)));
                },
                {{{"C", 3}, {"H", 8}, {"W", 8}},
+                {{"C", 8}, {"H", 9}, {"W", 9}, {"kernel", 3}, {"stride", 2}, {"pad", 1}, {"block", 4}},
                 {{"N", 2}, {"C", 3}, {"H", 13}, {"W", 15}, {"kernel", 3}, {"stride", 2}, {"pad", 1}},
                 {{"C", 2}, {"H", 7}, {"W", 7}, {"kernel", 3}, {"stride", 2}, {"ceil_mode", true}}}});
   e.push_back({"avg_pool2d", [](Params& p) {
-                 Shape s = nchw(p, 64, 56);
+                 Shape s = pool_input(p, 64, 56);
                  return one(avg_pool2d(input("data", s), pool_attrs(p)));
                },
                {{{"C", 3}, {"H", 8}, {"W", 8}},
+                {{"C", 8}, {"H", 9}, {"W", 9}, {"kernel", 3}, {"stride", 2}, {"pad", 1}, {"block", 4}},
                 {{"N", 2}, {"C", 3}, {"H", 13}, {"W", 15}, {"kernel", 3}, {"stride", 2}, {"pad", 1}},
                 {{"C", 2}, {"H", 7}, {"W", 9}, {"kernel", 3}, {"stride", 2}, {"pad", 1},
                  {"count_include_pad", true}, {"ceil_mode", true}}}});
-  e.push_back({"global_avg_pool2d", [](Params& p) { return one(global_avg_pool2d(input("data", nchw(p, 512, 7)))); },
-               {{{"C", 5}, {"H", 7}, {"W", 7}}, {{"N", 2}, {"C", 3}, {"H", 13}, {"W", 9}}}});
-  e.push_back({"global_max_pool2d", [](Params& p) { return one(global_max_pool2d(input("data", nchw(p, 512, 7)))); },
-               {{{"C", 5}, {"H", 7}, {"W", 7}}, {{"N", 2}, {"C", 3}, {"H", 13}, {"W", 9}}}});
+  e.push_back({"global_avg_pool2d", [](Params& p) { return one(global_avg_pool2d(input("data", pool_input(p, 512, 7)))); },
+               {{{"C", 5}, {"H", 7}, {"W", 7}}, {{"N", 2}, {"C", 3}, {"H", 13}, {"W", 9}},
+                {{"C", 8}, {"H", 5}, {"W", 6}, {"block", 4}}}});
+  e.push_back({"global_max_pool2d", [](Params& p) { return one(global_max_pool2d(input("data", pool_input(p, 512, 7)))); },
+               {{{"C", 5}, {"H", 7}, {"W", 7}}, {{"N", 2}, {"C", 3}, {"H", 13}, {"W", 9}},
+                {{"C", 8}, {"H", 5}, {"W", 6}, {"block", 4}}}});
 
   const std::vector<json> unary_configs{{{"shape", {2, 7, 13}}}, {{"shape", {15, 16}}}};
   using Unary = te::Tensor (*)(const te::Tensor&, const std::string&);

@@ -147,4 +147,24 @@ te::Tensor flatten(const te::Tensor& x, int64_t axis, const std::string& name) {
   return reshape(x, {outer, inner}, name);
 }
 
+te::Tensor to_channel_blocks(const te::Tensor& x, int64_t block, const std::string& name) {
+  const auto& s = x->shape();
+  user_check(s.size() == 4 && block >= 1 && s[1] % block == 0, name, ": needs an NCHW tensor whose ", s.size() > 1 ? s[1] : 0,
+             " channels are a multiple of the block ", block);
+  return te::compute(
+      name, {s[0], s[1] / block, s[2], s[3], block},
+      [&](const std::vector<ir::Var>& i) { return te::read(x, {i[0], i[1] * block + i[4], i[2], i[3]}); }, "injective",
+      x->dtype());
+}
+
+te::Tensor from_channel_blocks(const te::Tensor& x, const std::string& name) {
+  const auto& s = x->shape();
+  user_check(s.size() == 5, name, ": needs a channel-blocked tensor [N, C/b, H, W, b]");
+  int64_t block = s[4];
+  return te::compute(
+      name, {s[0], s[1] * block, s[2], s[3]},
+      [&](const std::vector<ir::Var>& i) { return te::read(x, {i[0], i[1] / block, i[2], i[3], i[1] % block}); },
+      "injective", x->dtype());
+}
+
 }  // namespace tunectl::ops

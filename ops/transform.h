@@ -1,5 +1,5 @@
 // Data movement operators: transpose, constant padding, concatenation,
-// reshape and flatten. Each is one injective compute op (tag "injective"):
+// reshape, flatten and the channel-blocked layout's transforms. Each is one injective compute op (tag "injective"):
 // every output element reads at most one input element, so the schedule can
 // inline it into its reader. Out-of-range reads are guarded by a Select that
 // evaluates only the chosen branch.
@@ -29,5 +29,11 @@ te::Tensor reshape(const te::Tensor& x, const std::vector<int64_t>& shape, const
 
 // Two dimensions: the product of dimensions before axis, and of the rest.
 te::Tensor flatten(const te::Tensor& x, int64_t axis = 1, const std::string& name = "flatten");
+
+// The channel-blocked layout NCHW[b]c: x [N, C, H, W] -> [N, C/b, H, W, b],
+// channel c at block c / b, lane c % b (C a multiple of b).
+te::Tensor to_channel_blocks(const te::Tensor& x, int64_t block, const std::string& name = "to_channel_blocks");
+// Back: x [N, C/b, H, W, b] -> [N, C, H, W].
+te::Tensor from_channel_blocks(const te::Tensor& x, const std::string& name = "from_channel_blocks");
 
 }  // namespace tunectl::ops

@@ -17,12 +17,14 @@ const ConverterTable& converters() {
     // The X-macro list and the converters must agree exactly.
 #define TUNECTL_CHECK_CONVERTER(op, cls) internal_check(t.count(#op) == 1, "no converter for listed op " #op);
     TUNECTL_ONNX_OPS(TUNECTL_CHECK_CONVERTER)
+    TUNECTL_INTERNAL_OPS(TUNECTL_CHECK_CONVERTER)
 #undef TUNECTL_CHECK_CONVERTER
     size_t listed = 0;
 #define TUNECTL_COUNT_OP(op, cls) ++listed;
     TUNECTL_ONNX_OPS(TUNECTL_COUNT_OP)
+    TUNECTL_INTERNAL_OPS(TUNECTL_COUNT_OP)
 #undef TUNECTL_COUNT_OP
-    internal_check(t.size() == listed, "converters registered for ops missing from TUNECTL_ONNX_OPS");
+    internal_check(t.size() == listed, "converters registered for ops missing from the op lists");
     return t;
   }();
   return table;
@@ -42,6 +44,7 @@ OpClass op_class(const Node& node) {
 #define TUNECTL_OP_CLASS(op, cls) \
   if (node.op_type == #op) return OpClass::cls;
   TUNECTL_ONNX_OPS(TUNECTL_OP_CLASS)
+  TUNECTL_INTERNAL_OPS(TUNECTL_OP_CLASS)
 #undef TUNECTL_OP_CLASS
   user_fail(node.describe(), ": unsupported operator '", node.op_type, "'");
 }

@@ -35,8 +35,16 @@ namespace tunectl::graph {
   X(Expand, Injective) X(Identity, Injective) X(Dropout, Injective) X(Shape, Shape)                      \
   X(Constant, Shape) X(ConstantOfShape, Shape) X(Range, Shape)
 
+// Operators that only graph passes make, never read from a model: the
+// channel-blocked layout's convolution and pooling (graph::block_channels;
+// the ONNX op's attributes, data [N, C/b, H, W, b]) and its transforms.
+#define TUNECTL_INTERNAL_OPS(X)                                                                            \
+  X(ConvNCHWc, Anchor) X(MaxPoolNCHWc, Anchor) X(AveragePoolNCHWc, Anchor) X(GlobalAveragePoolNCHWc, Anchor) \
+  X(GlobalMaxPoolNCHWc, Anchor) X(ToChannelBlocks, Injective) X(FromChannelBlocks, Injective)
+
 enum class OpClass : uint8_t { Anchor, Elementwise, Injective, Shape };
 
+// Whether op_type is one of TUNECTL_ONNX_OPS (internal ops are not).
 bool is_supported_op(const std::string& op_type);
 // UserError naming the node for an unsupported op.
 OpClass op_class(const Node& node);

@@ -26,7 +26,17 @@ Pair attr_pair(const NodeContext& c, const std::string& name, int64_t fallback) 
   return {v[0], v[1]};
 }
 
+// The internal ops of the channel-blocked layout (graph::block_channels).
+bool channel_blocked(const NodeContext& c) {
+  const std::string& op = c.node.op_type;
+  return op.size() > 5 && op.compare(op.size() - 5, 5, "NCHWc") == 0;
+}
+
 void check_2d(const NodeContext& c, const te::Tensor& x) {
+  if (channel_blocked(c)) {
+    c.check(x->shape().size() == 5, "channel-blocked input must have rank 5, it has ", x->shape().size());
+    return;
+  }
   c.check(x->shape().size() == 4, "only 2-D operators (4-D NCHW input) are supported, input has rank ",
           x->shape().size());
 }
@@ -53,10 +63,12 @@ std::array<int64_t, 4> resolve_pads(const NodeContext& c, Pair in, Pair kernel, 
   return p;
 }
 
+// Conv, and ConvNCHWc (weight [K/b, C/bi, R, S, bi, b], bias [K/b, b]).
 std::vector<te::Tensor> convert_conv(const NodeContext& c) {
   const te::Tensor& x = c.in(0);
   const te::Tensor& w = c.in(1);
   check_2d(c, x);
+  bool blocked = channel_blocked(c);
   ops::Conv2dAttrs a;
   Pair st = attr_pair(c, "strides", 1), dl = attr_pair(c, "dilations", 1);
   a.stride = st;
@@ -68,8 +80,9 @@ std::vector<te::Tensor> convert_conv(const NodeContext& c) {
             "attribute 'kernel_shape' disagrees with the weight's shape");
   a.padding = resolve_pads(c, {x->shape()[2], x->shape()[3]}, {dl[0] * (k[0] - 1) + 1, dl[1] * (k[1] - 1) + 1}, st);
   te::Tensor b = c.opt(2);
-  te::Tensor out = ops::conv2d_nchw(x, w, a, b ? c.out_name() + "_conv" : c.out_name());
-  if (b) out = ops::bias_add_nchw(out, b, c.out_name());
+  std::string conv_name = b ? c.out_name() + "_conv" : c.out_name();
+  te::Tensor out = blocked ? ops::conv2d_nchwc(x, w, a, conv_name) : ops::conv2d_nchw(x, w, a, conv_name);
+  if (b) out = blocked ? ops::bias_add_nchwc(out, b, c.out_name()) : ops::bias_add_nchw(out, b, c.out_name());
   return {out};
 }
 
@@ -213,15 +226,17 @@ std::vector<int64_t> spatial_axes(const te::Tensor& x) {
 
 std::vector<te::Tensor> convert_global_avg_pool(const NodeContext& c) {
   const te::Tensor& x = c.in(0);
+  if (channel_blocked(c)) check_2d(c, x);
   c.check(x->shape().size() >= 3, "input needs rank at least 3 (N, C, spatial...)");
-  if (x->shape().size() == 4) return {ops::global_avg_pool2d(x, c.out_name())};
+  if (x->shape().size() == 4 || channel_blocked(c)) return {ops::global_avg_pool2d(x, c.out_name())};
   return {ops::reduce_mean(x, spatial_axes(x), true, c.out_name())};
 }
 
 std::vector<te::Tensor> convert_global_max_pool(const NodeContext& c) {
   const te::Tensor& x = c.in(0);
+  if (channel_blocked(c)) check_2d(c, x);
   c.check(x->shape().size() >= 3, "input needs rank at least 3 (N, C, spatial...)");
-  if (x->shape().size() == 4) return {ops::global_max_pool2d(x, c.out_name())};
+  if (x->shape().size() == 4 || channel_blocked(c)) return {ops::global_max_pool2d(x, c.out_name())};
   return {ops::reduce_max(x, spatial_axes(x), true, c.out_name())};
 }
 
@@ -336,6 +351,17 @@ void add_nn_converters(ConverterTable& t) {
   t["ReduceMax"] = reduction(ops::reduce_max, 18);
   t["LRN"] = convert_lrn;
   t["BatchNormalization"] = convert_batch_norm;
+  t["ConvNCHWc"] = convert_conv;
+  t["MaxPoolNCHWc"] = convert_max_pool;
+  t["AveragePoolNCHWc"] = convert_avg_pool;
+  t["GlobalAveragePoolNCHWc"] = convert_global_avg_pool;
+  t["GlobalMaxPoolNCHWc"] = convert_global_max_pool;
+  t["ToChannelBlocks"] = [](const NodeContext& c) {
+    return std::vector<te::Tensor>{ops::to_channel_blocks(c.in(0), c.attr_int("block", 0), c.out_name())};
+  };
+  t["FromChannelBlocks"] = [](const NodeContext& c) {
+    return std::vector<te::Tensor>{ops::from_channel_blocks(c.in(0), c.out_name())};
+  };
 }
 
 }  // namespace tunectl::graph

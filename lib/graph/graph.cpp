@@ -1,5 +1,7 @@
 #include "graph/graph.h"
 
+#include <algorithm>
+
 #include "ir/error.h"
 
 namespace tunectl::graph {
@@ -99,6 +101,16 @@ void Graph::remove_nodes(const std::vector<bool>& removed) {
   for (size_t i = 0; i < nodes.size(); ++i)
     if (!removed[i]) kept.push_back(std::move(nodes[i]));
   nodes = std::move(kept);
+}
+
+bool Graph::is_output(const std::string& value) const {
+  return std::find(outputs.begin(), outputs.end(), value) != outputs.end();
+}
+
+std::string Graph::fresh_name(const std::string& base) const {
+  std::string name = base;
+  for (int i = 1; values.count(name) || constants.count(name); ++i) name = base + "_" + std::to_string(i);
+  return name;
 }
 
 }  // namespace tunectl::graph

@@ -72,6 +72,9 @@ struct Graph {
   int producer(const std::string& value) const;
   // Indices of the nodes reading value.
   std::vector<int> consumers(const std::string& value) const;
+  bool is_output(const std::string& value) const;
+  // A value name derived from base that no value or constant of the graph has.
+  std::string fresh_name(const std::string& base) const;
   // Drops the nodes whose flag is set (one flag per node), keeping the order.
   void remove_nodes(const std::vector<bool>& removed);
 };

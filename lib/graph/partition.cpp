@@ -144,6 +144,13 @@ std::string short_name(const std::string& op_type) {
       {"ReduceSum", "reduce_sum"},
       {"ReduceMax", "reduce_max"},
       {"LeakyRelu", "leaky_relu"},
+      {"ConvNCHWc", "conv2d_nchwc"},
+      {"MaxPoolNCHWc", "max_pool2d_nchwc"},
+      {"AveragePoolNCHWc", "avg_pool2d_nchwc"},
+      {"GlobalAveragePoolNCHWc", "global_avg_pool2d_nchwc"},
+      {"GlobalMaxPoolNCHWc", "global_max_pool2d_nchwc"},
+      {"ToChannelBlocks", "to_nchwc"},
+      {"FromChannelBlocks", "from_nchwc"},
   };
   auto it = kNames.find(op_type);
   if (it != kNames.end()) return it->second;

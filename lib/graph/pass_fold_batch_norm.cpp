@@ -15,19 +15,6 @@ namespace tunectl::graph {
 
 namespace {
 
-bool is_graph_output(const Graph& g, const std::string& v) {
-  for (const std::string& o : g.outputs)
-    if (o == v) return true;
-  return false;
-}
-
-// A name for a new constant derived from base, unused in g.
-std::string fresh_name(const Graph& g, const std::string& base) {
-  std::string name = base;
-  for (int i = 1; g.values.count(name) || g.constants.count(name); ++i) name = base + "_" + std::to_string(i);
-  return name;
-}
-
 bool all_float32_constants(const Graph& g, const std::vector<std::string>& names) {
   for (const std::string& n : names)
     if (n.empty() || !g.is_constant(n) || g.constants.at(n).dtype() != ir::DType::Float32) return false;
@@ -40,11 +27,11 @@ int foldable_conv(const Graph& g, const Node& bn) {
   if (bn.inputs.size() != 5 || bn.attrs.get_int(bn, "training_mode", 0) != 0) return -1;
   for (size_t k = 1; k < bn.outputs.size(); ++k) {
     const std::string& o = bn.outputs[k];
-    if (!o.empty() && (!g.consumers(o).empty() || is_graph_output(g, o))) return -1;
+    if (!o.empty() && (!g.consumers(o).empty() || g.is_output(o))) return -1;
   }
   const std::string& x = bn.inputs[0];
   int c = g.producer(x);
-  if (c < 0 || g.nodes[c].op_type != "Conv" || g.consumers(x).size() != 1 || is_graph_output(g, x)) return -1;
+  if (c < 0 || g.nodes[c].op_type != "Conv" || g.consumers(x).size() != 1 || g.is_output(x)) return -1;
   const Node& conv = g.nodes[c];
   std::vector<std::string> params(bn.inputs.begin() + 1, bn.inputs.end());
   params.push_back(conv.inputs.at(1));
@@ -83,10 +70,10 @@ void fold_into_conv(Graph& g, Node& conv, const Node& bn) {
     new_b.set(k, (b - mean.get(k)) * s + shift.get(k));
   }
 
-  std::string w_name = fresh_name(g, conv.inputs[1] + "_bn_folded");
+  std::string w_name = g.fresh_name(conv.inputs[1] + "_bn_folded");
   g.values[w_name] = ValueInfo{ir::DType::Float32, new_w.shape(), true};
   g.constants[w_name] = std::move(new_w);
-  std::string b_name = fresh_name(g, (has_bias ? conv.inputs[2] : conv.outputs[0]) + "_bn_folded_bias");
+  std::string b_name = g.fresh_name((has_bias ? conv.inputs[2] : conv.outputs[0]) + "_bn_folded_bias");
   g.values[b_name] = ValueInfo{ir::DType::Float32, {channels}, true};
   g.constants[b_name] = std::move(new_b);
 

@@ -28,4 +28,10 @@ Graph fold_batch_norm(Graph g);
 Graph eliminate_dead_code(Graph g);
 Graph simplify_graph(Graph g);
 
+// Runs the convolutions and the pooling, elementwise and concat nodes between
+// them in the channel-blocked layout NCHW[block]c (pass_channel_blocks.cpp
+// says which and how); the model's inputs and outputs keep their layout.
+// Not part of simplify_graph: the block is the target's vector width.
+Graph block_channels(Graph g, int64_t block);
+
 }  // namespace tunectl::graph

@@ -1,0 +1,125 @@
+// graph::block_channels: a network of every kind of node the pass blocks
+// (a 3-channel stem, pooling, 1x1, depthwise and stride-2 convolutions, a
+// per-channel scale, a scalar add, a residual add, an NCHW activation added
+// in, half-width blocks, a concat, global pooling feeding a Gemm, and a graph
+// output taken from the middle), compiled and run blocked, against the
+// node-by-node reference run of the graph as built.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "graph/executor.h"
+#include "graph/partition.h"
+#include "graph/passes.h"
+#include "passes_graph_builder.h"
+
+using namespace tunectl;
+using namespace tunectl::graph;
+using hand::random;
+
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+Graph blockable_network() {
+  hand::Builder b;
+  b.input("x", {1, 3, 32, 32});
+  b.input("y", {1, 32, 8, 8});
+  auto conv = [&](const std::string& out, const std::string& in, Shape w, Shape out_shape, int64_t stride,
+                  int64_t pad, int64_t group, bool bias) {
+    std::vector<std::string> ins = {in, b.constant(out + "_w", random(w, w[0] * 7 + w[1]))};
+    if (bias) ins.push_back(b.constant(out + "_b", random({w[0]}, w[0] * 11)));
+    b.node("Conv", ins, {out}, {out_shape},
+           {{"strides", std::vector<int64_t>{stride, stride}},
+            {"pads", std::vector<int64_t>{pad, pad, pad, pad}},
+            {"group", group}});
+  };
+  conv("stem", "x", {16, 3, 3, 3}, {1, 16, 16, 16}, 2, 1, 1, true);
+  b.node("Relu", {"stem"}, {"stem_relu"}, {{1, 16, 16, 16}});
+  b.node("MaxPool", {"stem_relu"}, {"pool"}, {{1, 16, 8, 8}},
+         {{"kernel_shape", std::vector<int64_t>{3, 3}},
+          {"strides", std::vector<int64_t>{2, 2}},
+          {"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  conv("expand", "pool", {32, 16, 1, 1}, {1, 32, 8, 8}, 1, 0, 1, false);
+  b.node("Mul", {"expand", b.constant("scale", random({32, 1, 1}, 5))}, {"scaled"}, {{1, 32, 8, 8}});
+  runtime::NDArray half(ir::DType::Float32, {});
+  half.set(0, 0.5);
+  b.node("Add", {"scaled", b.constant("half", half)}, {"shifted"}, {{1, 32, 8, 8}});
+  conv("dw", "shifted", {32, 1, 3, 3}, {1, 32, 8, 8}, 1, 1, 32, true);
+  b.node("Add", {"dw", "shifted"}, {"residual"}, {{1, 32, 8, 8}});
+  b.node("Add", {"residual", "y"}, {"with_y"}, {{1, 32, 8, 8}});
+  conv("down", "with_y", {24, 32, 3, 3}, {1, 24, 4, 4}, 2, 1, 1, true);  // 24: blocks of 8 when b = 16
+  b.node("Relu", {"down"}, {"down_relu"}, {{1, 24, 4, 4}});
+  conv("project", "with_y", {8, 32, 1, 1}, {1, 8, 4, 4}, 2, 0, 1, false);
+  b.node("Concat", {"down_relu", "project"}, {"joined"}, {{1, 32, 4, 4}}, {{"axis", int64_t{1}}});
+  b.node("AveragePool", {"joined"}, {"avg"}, {{1, 32, 2, 2}},
+         {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
+  b.node("GlobalAveragePool", {"joined"}, {"gap"}, {{1, 32, 1, 1}});
+  b.node("Flatten", {"gap"}, {"flat"}, {{1, 32}});
+  b.node("Gemm", {"flat", b.constant("fc_w", random({10, 32}, 3))}, {"logits"}, {{1, 10}},
+         {{"transB", int64_t{1}}});
+  b.output("logits");
+  b.output("avg");
+  b.output("stem_relu");
+  return b.g;
+}
+
+size_t count_ops(const Graph& g, const std::string& op) {
+  return static_cast<size_t>(
+      std::count_if(g.nodes.begin(), g.nodes.end(), [&](const Node& n) { return n.op_type == op; }));
+}
+
+}  // namespace
+
+TEST_CASE("block_channels: a blocked network computes what the NCHW one does", "[cpu]") {
+  Graph g = blockable_network();
+  std::map<std::string, runtime::NDArray> inputs = {{"x", random({1, 3, 32, 32}, 1)}, {"y", random({1, 32, 8, 8}, 2)}};
+  std::map<std::string, runtime::NDArray> reference = hand::run_nodes(g, inputs);
+  for (int64_t block : {16, 8}) {
+    INFO("block " << block);
+    Graph blocked = block_channels(g, block);
+    CHECK(count_ops(blocked, "Conv") == 0);
+    CHECK(count_ops(blocked, "ConvNCHWc") == 5);
+    CHECK(count_ops(blocked, "MaxPoolNCHWc") == 1);
+    CHECK(count_ops(blocked, "GlobalAveragePoolNCHWc") == 1);
+    // Into blocks: x (one block of 3) and y; out of them: the three values
+    // NCHW nodes or graph outputs read (stem_relu, avg, gap).
+    CHECK(count_ops(blocked, "ToChannelBlocks") == 2);
+    CHECK(count_ops(blocked, "FromChannelBlocks") == 3);
+    CHECK(blocked.inputs == g.inputs);
+    CHECK(blocked.outputs == g.outputs);
+    // Weights repacked once, the NCHW ones gone.
+    CHECK(!blocked.is_constant("expand_w"));
+    Executor executor(blocked, partition(blocked));
+    std::map<std::string, runtime::NDArray> actual = executor.run(inputs);
+    for (const std::string& name : g.outputs) {
+      INFO(name);
+      REQUIRE(actual.at(name).shape() == reference.at(name).shape());
+      runtime::CompareResult r = runtime::all_close(actual.at(name), reference.at(name), 1e-4, 1e-5);
+      INFO(r.message);
+      CHECK(r.ok);
+    }
+  }
+}
+
+TEST_CASE("block_channels: convolutions whose channels fill no block stay NCHW", "[unit]") {
+  auto conv_relu = [](int64_t c, int64_t k) {
+    hand::Builder b;
+    b.input("x", {1, c, 6, 6});
+    b.node("Conv", {"x", b.constant("w", random({k, c, 1, 1}, 1))}, {"out"}, {{1, k, 6, 6}});
+    b.node("Relu", {"out"}, {"relu"}, {{1, k, 6, 6}});
+    b.output("relu");
+    return b.g;
+  };
+  // 20 input channels: neither a multiple of 16 nor fewer.
+  Graph wide_input = block_channels(conv_relu(20, 16), 16);
+  CHECK(count_ops(wide_input, "Conv") == 1);
+  CHECK(count_ops(wide_input, "ToChannelBlocks") == 0);
+  CHECK(count_ops(wide_input, "FromChannelBlocks") == 0);
+  // 12 output channels fill no block of 16 nor of 8, but blocks of 4 (half of 8).
+  CHECK(count_ops(block_channels(conv_relu(16, 12), 16), "ConvNCHWc") == 0);
+  Graph half = block_channels(conv_relu(16, 12), 8);
+  REQUIRE(count_ops(half, "ConvNCHWc") == 1);
+  CHECK(half.info(half.nodes.back().inputs[0]).shape == std::vector<int64_t>{1, 3, 6, 6, 4});
+  REQUIRE_THROWS_WITH(block_channels(conv_relu(16, 16), 1), Catch::Contains("at least 2"));
+}
