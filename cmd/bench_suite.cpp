@@ -9,7 +9,11 @@
 // caches flushed between repeats). The table gives GFLOP/s and the ratio
 // oneDNN time / tunectl time (> 1: tunectl is faster). A workload the logs
 // do not cover gets a "no tuning log" row, or with --untuned the time of its
-// default schedule.
+// default schedule. Each convolution has a second row, "... nchw16c": the
+// task it makes in channel blocks (--layout nchwc) against oneDNN in the
+// layouts oneDNN picks, neither timing a layout reorder, as inside a model
+// whose convolutions all run in such layouts.
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -44,6 +48,9 @@ struct SuiteEntry {
   std::vector<Shape> input_shapes;  // the task's placeholders, in order
   // Builds the oneDNN primitive; constant inputs (weights, bias) are handed over here.
   std::function<Baseline(const std::vector<runtime::NDArray>& inputs)> make_baseline;
+  // Convolutions: oneDNN in the layouts it chooses, no reorders (run_native),
+  // for the row of the channel-blocked task; null for the other entries.
+  std::function<std::function<void()>(const std::vector<runtime::NDArray>& inputs)> make_native = nullptr;
 };
 
 Baseline matmul_baseline(int64_t m, int64_t k, int64_t n) {
@@ -57,11 +64,19 @@ Baseline matmul_baseline(int64_t m, int64_t k, int64_t n) {
 SuiteEntry conv_entry(const std::string& file, int64_t c, int64_t k, int64_t r, int64_t size, int64_t stride = 1,
                       int64_t groups = 1) {
   baseline::Conv2dShape s{1, c, size, size, k, r, r, stride, r / 2, groups};
-  return {file, {{1, c, size, size}, {k, c / groups, r, r}, {k}}, [s](const std::vector<runtime::NDArray>& in) -> Baseline {
-            auto p = std::make_shared<baseline::OneDnnConv2d>(s, in[1].data<float>(), in[2].data<float>(), true);
+  auto make = [s](const std::vector<runtime::NDArray>& in) {
+    return std::make_shared<baseline::OneDnnConv2d>(s, in[1].data<float>(), in[2].data<float>(), true);
+  };
+  return {file, {{1, c, size, size}, {k, c / groups, r, r}, {k}},
+          [make](const std::vector<runtime::NDArray>& in) -> Baseline {
+            auto p = make(in);
             return [p](const std::vector<runtime::NDArray>& in, runtime::NDArray& out) {
               p->run(in[0].data<float>(), out.data<float>());
             };
+          },
+          [make](const std::vector<runtime::NDArray>& in) -> std::function<void()> {
+            auto p = make(in);
+            return [p] { p->run_native(); };
           }};
 }
 
@@ -91,6 +106,18 @@ tasks::Task single_task(const std::string& path) {
   std::vector<tasks::Task> tasks = tasks::extract_tasks(graph::partition(g));
   user_check(tasks.size() == 1, "bench: ", path, " must make exactly one task, not ", tasks.size());
   return std::move(tasks.front());
+}
+
+// The convolution task of a one-convolution model in channel blocks of
+// `block` (--layout nchwc; the model's other tasks are its layout transforms).
+tasks::Task blocked_conv_task(const std::string& path, int64_t block) {
+  graph::Graph g = graph::block_channels(graph::simplify_graph(graph::import_onnx(path, {})), block);
+  std::vector<tasks::Task> tasks = tasks::extract_tasks(graph::partition(g));
+  auto conv = std::max_element(tasks.begin(), tasks.end(),
+                               [](const tasks::Task& a, const tasks::Task& b) { return a.flops < b.flops; });
+  user_check(conv != tasks.end() && conv->name.rfind("conv2d_nchwc", 0) == 0, "bench: ", path,
+             " makes no channel-blocked convolution");
+  return std::move(*conv);
 }
 
 struct Row {
@@ -123,9 +150,53 @@ void print_rows(const std::vector<Row>& rows) {
   std::printf("ratio = oneDNN time / tunectl time (> 1: tunectl is faster)\n");
 }
 
-Row bench_entry(const SuiteEntry& entry, const std::string& folder, const TuningLogs& logs,
+// The task's best kernel from the logs, or with --untuned its default one;
+// null (row.note "no tuning log") when there is neither.
+std::unique_ptr<runtime::Kernel> row_kernel(const tasks::Task& task, const TuningLogs& logs,
+                                            const backend::Backend& backend, const BenchOptions& o, Row& row) {
+  if (auto it = logs.trials.find(task.workload_key); it != logs.trials.end()) row.trials = it->second;
+  auto best = logs.best.find(task.workload_key);
+  if (best == logs.best.end() && !o.untuned) return nullptr;
+  std::vector<schedule::Step> steps;
+  if (best != logs.best.end()) steps = best->second.steps;
+  row.note = best != logs.best.end() ? "tuned" : "untuned";
+  return backend.build(lower::lower(schedule::replay(task.dag, steps), task.name));
+}
+
+// Times oneDNN alone (no kernel) or interleaved with the kernel on args
+// (weights prepacked before timing, as oneDNN's are when its primitive is
+// built) into the row.
+void time_row(Row& row, const std::function<void()>& onednn, runtime::Kernel* kernel,
+              const std::vector<runtime::NDArray*>& args, const BenchOptions& o) {
+  runtime::TimingOptions timing;
+  timing.repeats = o.repeats;
+  // oneDNN's OpenMP workers spin after each call; they must not steal the
+  // cores from the tunectl kernel timed next (nor ours from oneDNN).
+  timing.settle_seconds = 0.05;
+  if (!kernel) {
+    row.onednn_s = runtime::time_function(onednn, timing).median();
+    return;
+  }
+  std::vector<runtime::NDArray> packed;
+  std::vector<void*> raw = kernel->pack_inputs(check::raw_pointers(args), packed);
+  // A default schedule runs for seconds; three repeats say enough about it.
+  if (row.note == "untuned") timing.repeats = std::min(o.repeats, 3);
+  std::vector<runtime::Timing> t = runtime::time_interleaved({onednn, [&] { kernel->run(raw.data()); }}, timing);
+  row.onednn_s = t[0].median();
+  row.tunectl_s = t[1].median();
+}
+
+std::vector<runtime::NDArray*> arguments(std::vector<runtime::NDArray>& inputs, std::vector<runtime::NDArray>& outputs) {
+  std::vector<runtime::NDArray*> args;
+  for (auto& a : inputs) args.push_back(&a);
+  for (auto& a : outputs) args.push_back(&a);
+  return args;
+}
+
+// The entry's NCHW row: the kernel checked against oneDNN's output on the
+// same inputs, both timed with NCHW data in and out.
+Row bench_entry(const SuiteEntry& entry, const std::string& path, const TuningLogs& logs,
                 const backend::Backend& backend, const BenchOptions& o) {
-  const std::string path = folder + "/" + entry.file;
   tasks::Task task = single_task(path);
   const auto& placeholders = task.dag->placeholders();
   user_check(placeholders.size() == entry.input_shapes.size(), "bench: ", path, " does not have the suite's inputs");
@@ -134,46 +205,46 @@ Row bench_entry(const SuiteEntry& entry, const std::string& folder, const Tuning
                " does not have the suite's shape");
   }
   Row row{entry.file.substr(0, entry.file.rfind('.')), "no tuning log", 0, 0, task.flops, 0};
-  if (auto it = logs.trials.find(task.workload_key); it != logs.trials.end()) row.trials = it->second;
-
   std::vector<runtime::NDArray> inputs = check::check_inputs(*task.dag, o.seed);
   const te::Tensor& output = task.dag->outputs().at(0);
   std::vector<runtime::NDArray> expected;
   expected.emplace_back(output->dtype(), output->shape());
   Baseline onednn = entry.make_baseline(inputs);
   auto run_onednn = [&] { onednn(inputs, expected[0]); };
-  runtime::TimingOptions timing;
-  timing.repeats = o.repeats;
-  // oneDNN's OpenMP workers spin after each call; they must not steal the
-  // cores from the tunectl kernel timed next (nor ours from oneDNN).
-  timing.settle_seconds = 0.05;
-
-  auto best = logs.best.find(task.workload_key);
-  if (best == logs.best.end() && !o.untuned) {
-    row.onednn_s = runtime::time_function(run_onednn, timing).median();
-    return row;
-  }
-  run_onednn();
-  std::vector<schedule::Step> steps;
-  if (best != logs.best.end()) steps = best->second.steps;
-  row.note = best != logs.best.end() ? "tuned" : "untuned";
-  std::unique_ptr<runtime::Kernel> kernel = backend.build(lower::lower(schedule::replay(task.dag, steps), task.name));
+  std::unique_ptr<runtime::Kernel> kernel = row_kernel(task, logs, backend, o, row);
   std::vector<runtime::NDArray> outputs = check::poisoned_outputs(*task.dag);
-  std::vector<runtime::NDArray*> args;
-  for (auto& a : inputs) args.push_back(&a);
-  args.push_back(&outputs[0]);
-  // Prepacked weights are packed before timing, as oneDNN's are when its
-  // primitive is built.
-  std::vector<runtime::NDArray> packed;
-  std::vector<void*> raw = kernel->pack_inputs(check::raw_pointers(args), packed);
-  kernel->run(raw.data());
-  check::CheckResult cmp = check::compare_outputs(*task.dag, outputs, expected);
-  user_check(cmp.ok, "bench: the ", row.note, " kernel of ", task.name, " disagrees with oneDNN: ", cmp.message);
-  // A default schedule runs for seconds; three repeats say enough about it.
-  if (steps.empty()) timing.repeats = std::min(o.repeats, 3);
-  std::vector<runtime::Timing> t = runtime::time_interleaved({run_onednn, [&] { kernel->run(raw.data()); }}, timing);
-  row.onednn_s = t[0].median();
-  row.tunectl_s = t[1].median();
+  std::vector<runtime::NDArray*> args = arguments(inputs, outputs);
+  if (kernel) {
+    run_onednn();
+    kernel->pack_and_run(check::raw_pointers(args));
+    check::CheckResult cmp = check::compare_outputs(*task.dag, outputs, expected);
+    user_check(cmp.ok, "bench: the ", row.note, " kernel of ", task.name, " disagrees with oneDNN: ", cmp.message);
+  }
+  time_row(row, run_onednn, kernel.get(), args, o);
+  return row;
+}
+
+// The entry's channel-blocked row (convolutions): the blocked task's kernel,
+// checked against the reference evaluator, against oneDNN in its own
+// layouts, neither timing a reorder, as between two layers of a network.
+Row bench_blocked_entry(const SuiteEntry& entry, const std::string& path, const TuningLogs& logs,
+                        const backend::Backend& backend, const BenchOptions& o) {
+  const int64_t block = backend.target().vector_lanes;
+  tasks::Task task = blocked_conv_task(path, block);
+  Row row{entry.file.substr(0, entry.file.rfind('.')) + " nchw" + std::to_string(block) + "c", "no tuning log", 0, 0,
+          task.flops, 0};
+  std::function<void()> onednn = entry.make_native(check::check_inputs(*single_task(path).dag, o.seed));
+  std::unique_ptr<runtime::Kernel> kernel = row_kernel(task, logs, backend, o, row);
+  std::vector<runtime::NDArray> inputs = check::check_inputs(*task.dag, o.seed);
+  std::vector<runtime::NDArray> outputs = check::poisoned_outputs(*task.dag);
+  std::vector<runtime::NDArray*> args = arguments(inputs, outputs);
+  if (kernel) {
+    check::CheckResult cmp = check::check_against_reference(
+        *task.dag, [&](const std::vector<runtime::NDArray*>& a) { kernel->pack_and_run(check::raw_pointers(a)); },
+        o.seed);
+    user_check(cmp.ok, "bench: the ", row.note, " kernel of ", task.name, " disagrees with the reference: ", cmp.message);
+  }
+  time_row(row, onednn, kernel.get(), args, o);
   return row;
 }
 
@@ -190,7 +261,10 @@ void run_bench_suite(const BenchOptions& o) {
               logs.best.size(), logs.target.c_str());
   std::vector<Row> rows;
   for (const SuiteEntry& entry : suite_entries()) {
-    rows.push_back(bench_entry(entry, o.suite, logs, *backend, o));
+    const std::string path = o.suite + "/" + entry.file;
+    rows.push_back(bench_entry(entry, path, logs, *backend, o));
+    if (entry.make_native && backend->target().kind == target::TargetKind::Llvm)
+      rows.push_back(bench_blocked_entry(entry, path, logs, *backend, o));
     std::fflush(stdout);
   }
   print_rows(rows);

@@ -73,4 +73,12 @@ void OneDnnConv2d::run(const float* src, float* dst) {
   p.stream.wait();
 }
 
+void OneDnnConv2d::run_native() {
+  Impl& p = *impl_;
+  std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, p.src}, {DNNL_ARG_WEIGHTS, p.weights}, {DNNL_ARG_DST, p.dst}};
+  if (p.has_bias) args.emplace(DNNL_ARG_BIAS, p.bias);
+  p.primitive.execute(p.stream, args);
+  p.stream.wait();
+}
+
 }  // namespace tunectl::baseline

@@ -29,6 +29,11 @@ class OneDnnConv2d {
   OneDnnConv2d& operator=(const OneDnnConv2d&) = delete;
   // src: NCHW [n, c, h, w]; dst: NCHW [n, k, out_h, out_w].
   void run(const float* src, float* dst);
+  // The convolution alone, from and to buffers of its own in the layouts it
+  // chose, as between two layers of a network kept in those layouts (the
+  // bench suite's rows of channel-blocked convolutions). Their contents are
+  // whatever the last run left.
+  void run_native();
 
  private:
   struct Impl;
