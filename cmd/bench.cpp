@@ -13,7 +13,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "cmd/model_runner.h"
+#include "cmd/model_layout.h"
 #include "cmd/subcommands.h"
 #include "ir/error.h"
 

@@ -18,6 +18,7 @@
 
 #include "check/reference_check.h"
 #include "cmd/bench.h"
+#include "cmd/model_layout.h"
 #include "cmd/model_runner.h"
 #include "ir/error.h"
 #include "runtime/thread_pool.h"
@@ -31,11 +32,9 @@ struct Variant {
   double compile_s = 0;
 };
 
-Variant load(const BenchOptions& o, const graph::ExecutorOptions& executor_options) {
-  graph::ImportOptions import_options;
-  for (const auto& spec : o.input_shapes) graph::parse_input_shape(spec, import_options);
+Variant load(const graph::Graph& g, const graph::ExecutorOptions& executor_options) {
   const auto start = std::chrono::steady_clock::now();
-  LoadedModel m = load_model(o.model, import_options, o.layout, executor_options);
+  LoadedModel m = load_model(g, executor_options);
   return {std::move(m), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
 }
 
@@ -88,11 +87,18 @@ void run_bench_model(const BenchOptions& o) {
   std::optional<Variant> base;
   std::optional<runtime::Timing> base_t;
   std::map<std::string, runtime::NDArray> inputs;
+  std::optional<TuningLogs> logs;
+  if (!o.log.empty()) logs = read_tuning_logs(o.log, o.backend->target().str());
+  graph::ImportOptions import_options;
+  for (const auto& spec : o.input_shapes) graph::parse_input_shape(spec, import_options);
+  const graph::Graph g =
+      choose_layout(layout_candidates(o.model, import_options, o.layout, o.backend->target()), logs ? &*logs : nullptr)
+          .graph;
   if (!o.tuned_only) {
     graph::ExecutorOptions default_options;
     default_options.backend = o.backend;
     default_options.profile = o.profile && o.log.empty();
-    base.emplace(load(o, default_options));
+    base.emplace(load(g, default_options));
     inputs = random_model_inputs(base->model.graph, 1);
     std::printf("%s: %zu subgraphs, %d threads, %d runs each\n", o.model.c_str(), base->model.num_subgraphs,
                 runtime::num_threads(), o.repeats);
@@ -107,13 +113,12 @@ void run_bench_model(const BenchOptions& o) {
     }
   }
 
-  TuningLogs logs = read_tuning_logs(o.log, o.backend->target().str());
   LogCoverage coverage;
   graph::ExecutorOptions tuned_options;
   tuned_options.backend = o.backend;
   tuned_options.profile = o.profile;
-  tuned_options.schedule = schedules_from_log(logs, coverage);
-  Variant tuned = load(o, tuned_options);
+  tuned_options.schedule = schedules_from_log(*logs, coverage);
+  Variant tuned = load(g, tuned_options);
   if (base) {
     compare_runs(tuned.model.executor.run(inputs), base->model.executor.run(inputs));
   } else {
@@ -129,7 +134,7 @@ void run_bench_model(const BenchOptions& o) {
   } else {
     std::printf("the log covers %zu of %zu tasks\n", coverage.covered.size(), coverage.seen.size());
   }
-  print_kernel_gap(tuned.model.executor, logs, tuned_t.median());
+  print_kernel_gap(tuned.model.executor, *logs, tuned_t.median());
   if (o.profile) print_profile(tuned.model.executor.profile());
 }
 

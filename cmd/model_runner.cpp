@@ -3,34 +3,11 @@
 #include <cstdio>
 #include <random>
 
-#include <CLI/CLI.hpp>
-
 #include "graph/partition.h"
-#include "graph/passes.h"
-#include "ir/error.h"
 
 namespace tunectl::cmd {
 
-void add_layout_option(CLI::App* sub, std::string& layout) {
-  sub->add_option("--layout", layout,
-                  "layout of the convolutions: nchwc (channel blocks of the vector width), nchw, or auto (nchwc on "
-                  "CPUs, nchw on GPUs)")
-      ->check(CLI::IsMember({"auto", "nchwc", "nchw"}))
-      ->capture_default_str();
-}
-
-graph::Graph load_graph(const std::string& path, const graph::ImportOptions& import_options, const std::string& layout,
-                        const target::Target& target) {
-  graph::Graph g = graph::simplify_graph(graph::import_onnx(path, import_options));
-  bool cpu = target.kind == target::TargetKind::Llvm;
-  user_check(cpu || layout != "nchwc", "--layout nchwc is for CPU targets; ", target.str(), " runs nchw");
-  if (layout == "nchw" || !cpu) return g;
-  return graph::block_channels(std::move(g), target.vector_lanes);
-}
-
-LoadedModel load_model(const std::string& path, const graph::ImportOptions& import_options, const std::string& layout,
-                       const graph::ExecutorOptions& executor_options) {
-  graph::Graph g = load_graph(path, import_options, layout, executor_options.backend->target());
+LoadedModel load_model(const graph::Graph& g, const graph::ExecutorOptions& executor_options) {
   std::vector<graph::Subgraph> subgraphs = graph::partition(g);
   const size_t n = subgraphs.size();
   graph::Executor executor(g, std::move(subgraphs), executor_options);

@@ -1,7 +1,6 @@
-// What the model commands (run, bench, tune, tasks) share: an ONNX file
-// through import and graph passes into the graph they compile for a target
-// (in the layout --layout asks), a ready graph::Executor, random inputs for
-// benchmarking, and the per-subgraph time table of --profile.
+// What `tunectl run` and `tunectl bench MODEL` share: a model's graph (laid
+// out by model_layout.h) partitioned into a ready graph::Executor, random
+// inputs for benchmarking, and the per-subgraph time table of --profile.
 #pragma once
 
 #include <map>
@@ -9,23 +8,8 @@
 #include <vector>
 
 #include "graph/executor.h"
-#include "graph/import.h"
-#include "target/target.h"
-
-namespace CLI {
-class App;
-}
 
 namespace tunectl::cmd {
-
-// --layout: the layout the model's convolutions run in. "nchwc": blocks of
-// the target's vector width (graph::block_channels; CPU targets only);
-// "nchw": the ONNX layout; "auto": nchwc on CPU targets, nchw on CUDA ones.
-void add_layout_option(CLI::App* sub, std::string& layout);
-
-// The model imported, simplified and laid out for the target.
-graph::Graph load_graph(const std::string& path, const graph::ImportOptions& import_options, const std::string& layout,
-                        const target::Target& target);
 
 struct LoadedModel {
   graph::Graph graph;  // simplified; the executor holds its own copy
@@ -33,9 +17,8 @@ struct LoadedModel {
   graph::Executor executor;
 };
 
-// load_graph for the executor's backend's target, partitioned and compiled.
-LoadedModel load_model(const std::string& path, const graph::ImportOptions& import_options, const std::string& layout,
-                       const graph::ExecutorOptions& executor_options);
+// The graph partitioned and compiled.
+LoadedModel load_model(const graph::Graph& g, const graph::ExecutorOptions& executor_options);
 
 // Seeded uniform values in [-1, 1) (integers and bools: 0 and 1) for every graph input.
 std::map<std::string, runtime::NDArray> random_model_inputs(const graph::Graph& g, uint64_t seed);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "cmd/model_layout.h"
 #include "cmd/model_runner.h"
 #include "cmd/subcommands.h"
 #include "cmd/tuning_logs.h"
@@ -89,7 +90,10 @@ void run_model(const RunOptions& o) {
     logs = read_tuning_logs(o.log, executor_options.backend->target().str());
     executor_options.schedule = schedules_from_log(logs, coverage);
   }
-  LoadedModel m = load_model(o.model, import_options, o.layout, executor_options);
+  graph::Graph g = choose_layout(layout_candidates(o.model, import_options, o.layout, executor_options.backend->target()),
+                                 o.log.empty() ? nullptr : &logs)
+                      .graph;
+  LoadedModel m = load_model(g, executor_options);
   if (!o.log.empty())
     std::printf("tuned schedules from %s for %zu of %zu tasks\n", o.log.c_str(), coverage.covered.size(),
                 coverage.seen.size());

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backend/backend.h"
-#include "cmd/model_runner.h"
+#include "cmd/model_layout.h"
 #include "cmd/subcommands.h"
 #include "graph/import.h"
 #include "graph/partition.h"
@@ -85,7 +85,9 @@ nlohmann::ordered_json to_json(const std::vector<tasks::Task>& tasks) {
 void run_tasks(const TasksOptions& o) {
   graph::ImportOptions import_options;
   for (const std::string& spec : o.input_shapes) graph::parse_input_shape(spec, import_options);
-  graph::Graph g = load_graph(o.model, import_options, o.layout, backend::resolve_target(o.target));
+  graph::Graph g = choose_layout(layout_candidates(o.model, import_options, o.layout, backend::resolve_target(o.target)),
+                                 nullptr)
+                      .graph;
   std::vector<graph::Subgraph> subgraphs = graph::partition(g);
   std::vector<tasks::Task> tasks = tasks::extract_tasks(subgraphs);
   if (o.json) {

@@ -5,6 +5,7 @@
 // tasks. Ctrl-C stops after the measurements in flight: the log keeps them,
 // the kernels folder is still written, and the exit status is 130.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -14,10 +15,10 @@
 #include <vector>
 
 #include "backend/backend.h"
-#include "cmd/model_runner.h"
+#include "cmd/model_layout.h"
+#include "cmd/tuning_logs.h"
 #include "cmd/subcommands.h"
 #include "graph/import.h"
-#include "graph/partition.h"
 #include <spdlog/spdlog.h>
 
 #include "ir/error.h"
@@ -44,11 +45,52 @@ struct TuneCmdOptions {
   bool no_cost_model = false;
 };
 
-std::vector<tasks::Task> model_tasks(const TuneCmdOptions& o) {
+std::vector<LaidOutModel> model_layouts(const TuneCmdOptions& o) {
   graph::ImportOptions import_options;
   for (const std::string& spec : o.input_shapes) graph::parse_input_shape(spec, import_options);
-  graph::Graph g = load_graph(o.model, import_options, o.layout, o.tune.backend->target());
-  return tasks::extract_tasks(graph::partition(g));
+  return layout_candidates(o.model, import_options, o.layout, o.tune.backend->target());
+}
+
+void finish(const tune::TuneSummary& summary, const std::vector<tasks::Task>& tasks, const TuneCmdOptions& o);
+
+TuningLogs log_so_far(const TuneCmdOptions& o) {
+  if (!std::filesystem::exists(o.log_path)) return {};
+  return read_tuning_logs(o.log_path, o.tune.backend->target().str());
+}
+
+// --layout auto with two candidate layouts: tunes the tasks of both for a
+// first round each (8 programs per task, fewer when that would take more
+// than half of the trials), then keeps
+// the tasks of the layout whose sum of weight x best is lower, with the
+// budgets of o.tune reduced by what that took. A log that covers both
+// layouts already (a resumed run) decides without measuring.
+std::vector<tasks::Task> measure_layouts(std::vector<LaidOutModel> candidates, TuneCmdOptions& o) {
+  TuningLogs logs = log_so_far(o);
+  bool covered = std::all_of(candidates.begin(), candidates.end(), [&](const LaidOutModel& c) {
+    return std::isfinite(logged_latency(c.tasks, logs));
+  });
+  if (!covered) {
+    std::vector<tasks::Task> both;
+    std::set<std::string> keys;
+    for (const LaidOutModel& c : candidates)
+      for (const tasks::Task& t : c.tasks)
+        if (keys.insert(t.workload_key).second) both.push_back(t);
+    // One warm-up round of every task of both, within half of the trials.
+    const int n = static_cast<int>(both.size());
+    tune::TuneOptions first = o.tune;
+    if (o.measures_per_round == 0) first.measures_per_round = std::clamp(o.tune.trials / (2 * n), 1, 8);
+    first.trials = std::min(first.measures_per_round * n, o.tune.trials);
+    std::printf("layout auto: tuning the %zu tasks of both layouts (%s %zu, %s %zu) for %d trials, then the faster\n",
+                both.size(), candidates[0].layout.c_str(), candidates[0].tasks.size(), candidates[1].layout.c_str(),
+                candidates[1].tasks.size(), first.trials);
+    std::fflush(stdout);
+    tune::TuneSummary summary = tune::tune(both, first);
+    if (summary.interrupted || !summary.bugs.empty()) finish(summary, both, o);  // exits
+    o.tune.trials = std::max(0, o.tune.trials - summary.new_trials);
+    if (o.tune.time_budget_s > 0) o.tune.time_budget_s = std::max(1.0, o.tune.time_budget_s - summary.wall_seconds);
+    logs = log_so_far(o);
+  }
+  return choose_layout(std::move(candidates), &logs).tasks;
 }
 
 // The kernels folder from the whole log (earlier runs included), restricted
@@ -70,8 +112,6 @@ void write_kernels(const std::vector<tasks::Task>& tasks, const std::string& log
               (std::filesystem::path(dir) / "manifest.json").string().c_str());
 }
 
-void finish(const tune::TuneSummary& summary, const std::vector<tasks::Task>& tasks, const TuneCmdOptions& o);
-
 void run_tune(TuneCmdOptions& o) {
   o.tune.backend = backend::make_backend(backend::resolve_target(o.target));
   o.tune.progress = spdlog::should_log(spdlog::level::info);  // off with -q
@@ -89,7 +129,10 @@ void run_tune(TuneCmdOptions& o) {
   o.tune.use_cost_model = !o.no_cost_model;
   o.tune.scheduler.policy = o.policy == "round-robin" ? tasks::SchedulePolicy::RoundRobin : tasks::SchedulePolicy::Gradient;
 
-  std::vector<tasks::Task> tasks = model_tasks(o);
+  std::vector<LaidOutModel> layouts = model_layouts(o);
+  // Construction measures nothing to choose a layout by: the first candidate.
+  std::vector<tasks::Task> tasks =
+      layouts.size() == 1 || construct ? std::move(layouts.front().tasks) : measure_layouts(std::move(layouts), o);
   if (construct) {
     if (no_device) {
       std::printf("%s: %s; constructing every task's program from the analytic model instead, without timing any\n",

@@ -14,31 +14,37 @@ model=$repo/models/small_cnn.onnx
 suite=$repo/models/bench
 mkdir -p "$work/empty_logs"
 
-# The suite without logs: every workload reported, none timed, no failure.
-expect_count 8 "no tuning log" -- "$tunectl" bench --suite "$suite" --logs "$work/empty_logs" --repeats 1
+# The suite without logs: every workload reported (8, and the 6
+# convolutions channel-blocked), none timed, no failure.
+expect_count 14 "no tuning log" -- "$tunectl" bench --suite "$suite" --logs "$work/empty_logs" --repeats 1
 
-# A few trials of the suite's 1x1 convolution, then the suite with that log:
-# its row is tuned (rebuilt from the record and checked against oneDNN), the
-# other three have no log.
-expect 0 "trials" -- "$tunectl" tune "$suite/conv1x1_resnet.onnx" --target llvm --trials 4 --jobs 1 \
+# A few trials of the suite's 1x1 convolution in each layout, then the suite
+# with those logs: its two rows are tuned (rebuilt from the record and
+# checked against oneDNN or, blocked, the reference), the others have no log.
+expect 0 "trials" -- "$tunectl" tune "$suite/conv1x1_resnet.onnx" --layout nchw --trials 4 --jobs 1 \
   --log "$work/suite_logs/conv1x1.json" --kernels "$work/conv1x1.kernels"
+expect 0 "trials" -- "$tunectl" tune "$suite/conv1x1_resnet.onnx" --layout nchwc --trials 12 --jobs 1 \
+  --log "$work/suite_logs/conv1x1_nchwc.json" --kernels "$work/conv1x1_nchwc.kernels"
 expect_count 1 "conv1x1_resnet               tuned" -- "$tunectl" bench --suite "$suite" --logs "$work/suite_logs" \
   --repeats 1
-expect_count 7 "no tuning log" -- "$tunectl" bench --suite "$suite" --logs "$work/suite_logs/conv1x1.json" --repeats 1
+expect_count 12 "no tuning log" -- "$tunectl" bench --suite "$suite" --logs "$work/suite_logs" --repeats 1
+expect_count 13 "no tuning log" -- "$tunectl" bench --suite "$suite" --logs "$work/suite_logs/conv1x1.json" --repeats 1
 
 # A model with a log from `tunectl tune`: default and tuned runs side by side.
-expect 0 "trials" -- "$tunectl" tune "$model" --target llvm --trials 8 --jobs 1 --log "$work/cnn.json" \
+expect 0 "trials" -- "$tunectl" tune "$model" --layout nchw --trials 8 --jobs 1 --log "$work/cnn.json" \
   --kernels "$work/cnn.kernels"
-expect 0 "of 7 tasks" -- "$tunectl" bench "$model" --log "$work/cnn.json" --repeats 2
+expect 0 "of 7 tasks" -- "$tunectl" bench "$model" --log "$work/cnn.json" --repeats 2 --layout nchw
 expect 0 "speedup:" -- "$tunectl" bench "$model" --log "$work/cnn.json" --repeats 2 --profile
 expect 0 "activation memory" -- "$tunectl" bench "$model" --repeats 2
 # --tuned-only: the tuned run alone, with the time lost between kernels.
-# The committed log covers every task; 8 trials do not.
+# The committed log covers every task of both layouts; auto runs the faster
+# by its records (NCHW on small_cnn's 32x32 images); 8 trials cover few.
 shipped_log=$repo/tuning_logs/small_cnn.llvm.json
+expect 0 "layout nchw (auto" -- "$tunectl" bench "$model" --log "$shipped_log" --tuned-only --repeats 2
 expect 0 "kernels alone (sum of the log's best over 7 subgraphs)" -- "$tunectl" bench "$model" --log "$shipped_log" \
   --tuned-only --repeats 2
 expect 0 "time lost between kernels is unknown" -- "$tunectl" bench "$model" --log "$work/cnn.json" --tuned-only \
-  --repeats 2
+  --repeats 2 --layout nchw
 expect 2 "--tuned-only needs --log" -- "$tunectl" bench "$model" --tuned-only
 # run --log: the same log's schedules in `tunectl run`.
 expect 0 "tuned schedules from $shipped_log for 7 of 7 tasks" -- "$tunectl" run "$model" \

@@ -29,12 +29,18 @@ expect 2 "unknown input 'x'" -- "$tunectl" run "$model" --input "x=$input" --out
 expect 2 "split of" -- "$tunectl" compile --op matmul --steps '[["SP",2,0,64,[0],true]]'
 expect 2 "not valid JSON" -- "$tunectl" compile --op matmul --steps '[["SP"'
 
-expect 0 "total: 7 tasks" -- "$tunectl" tasks "$model"
+# Channel-blocked on CPUs without a log (the 3-channel input in one block
+# of 3, a transform into blocks): one more task than in NCHW.
+expect 0 "total: 8 tasks" -- "$tunectl" tasks "$model"
+expect 0 "-> [1x1x32x32x3]" -- "$tunectl" tasks "$model" --target "llvm -mcpu=x86-64-v3"
+expect 0 "total: 7 tasks" -- "$tunectl" tasks "$model" --layout nchw
+expect 1 "--layout" -- "$tunectl" tasks "$model" --layout nhwc
+expect 2 "--layout nchwc is for CPU targets" -- "$tunectl" tasks "$model" --target cuda --layout nchwc
 expect 0 "workload_key" -- "$tunectl" tasks "$model" --json
 check "tasks --json gives shapes as lists of dimensions" \
-  bash -c '"$0" tasks "$1" --json | tr -d " \n" | grep -q "\"outputs\":\[\[1,16,32,32\]\]"' "$tunectl" "$model"
+  bash -c '"$0" tasks "$1" --layout nchw --json | tr -d " \n" | grep -q "\"outputs\":\[\[1,16,32,32\]\]"' "$tunectl" "$model"
 check "the tasks table prints shapes as [1x16x32x32]" \
-  bash -c '"$0" tasks "$1" | grep -q -- "-> \[1x16x32x32\]"' "$tunectl" "$model"
+  bash -c '"$0" tasks "$1" --layout nchw | grep -q -- "-> \[1x16x32x32\]"' "$tunectl" "$model"
 expect 0 "output" -- "$tunectl" run "$model" --input "input=$input" --output-dir "$work/out"
 check "run wrote output.pb" test -s "$work/out/output.pb"
 expect 0 "check: output matches the reference" -- "$tunectl" compile --op conv2d --check \
@@ -48,7 +54,7 @@ check "compile --emit passes prints each function" test "$(grep -c '^func matmul
 
 # -v and -q on any subcommand: debug details through spdlog, or nothing but results.
 expect 0 "debug: simplify_graph: after fold_constants" -- "$tunectl" tasks "$model" -v
-quiet=$("$tunectl" tune "$model" --trials 4 --log "$work/quiet.json" --kernels "$work/quiet.kernels" -q 2>&1)
+quiet=$("$tunectl" tune "$model" --layout nchw --trials 4 --log "$work/quiet.json" --kernels "$work/quiet.kernels" -q 2>&1)
 check "tune -q shows no progress line" test "$(grep -c '\[round' <<<"$quiet")" -eq 0
 check "tune -q still prints the summary" grep -q "4 new measurements" <<<"$quiet"
 

@@ -14,7 +14,7 @@ source "$(dirname "$0")/cli_lib.sh"
 run_dir=$work  # default log and kernels paths land here
 
 # The default target is llvm.
-expect 0 "wrote" -- "$tunectl" tune "$model" --trials 24 --jobs 2
+expect 0 "wrote" -- "$tunectl" tune "$model" --layout nchw --trials 24 --jobs 2
 log=$work/small_cnn.log.json
 check "the default log exists" test -f "$log"
 lines=$(wc -l <"$log" 2>/dev/null || echo 0)
@@ -23,7 +23,7 @@ check "records are JSON lines of the format" grep -q '"v":2' "$log"
 check "the kernels folder has a manifest" test -f "$work/small_cnn.kernels/manifest.json"
 check "the kernels folder has the shared library" test -f "$work/small_cnn.kernels/libtunectl_kernels.so"
 
-expect 0 "24 resumed" -- "$tunectl" tune "$model" --target llvm --trials 8 --jobs 2 --log "$log" \
+expect 0 "24 resumed" -- "$tunectl" tune "$model" --layout nchw --trials 8 --jobs 2 --log "$log" \
   --kernels "$work/k2" --no-cost-model --policy round-robin
 lines=$(wc -l <"$log" 2>/dev/null || echo 0)
 check "the resumed run added 8 records (got $lines)" test "$lines" -eq 32
@@ -36,6 +36,15 @@ expect 0 "wrote 7 kernels" -- "$tunectl" replay "$log" --kernels "$work/r2"
 check "two replays give byte-identical kernels folders" diff -r "$work/r1" "$work/r2"
 check "replay rebuilds exactly the kernels tune wrote" diff -r "$work/r1" "$work/k2"
 expect 0 "speedup" -- "$tunectl" bench "$model" --log "$log" --repeats 3
+
+# --layout auto (the default): a first round of every task of both layouts,
+# then the faster layout's tasks; a second run decides from the log.
+expect 0 "layout auto: tuning the 13 tasks of both layouts (nchwc 8, nchw 7) for 13 trials" -- \
+  "$tunectl" tune "$model" --trials 26 --jobs 2 --log "$work/auto.log.json" --kernels "$work/auto.kernels"
+check "the auto run measured 26 programs" test "$(wc -l <"$work/auto.log.json")" -eq 26
+resumed=$("$tunectl" tune "$model" --trials 2 --jobs 2 --log "$work/auto.log.json" --kernels "$work/auto.kernels" 2>&1)
+check "a resumed auto run decides from the log" grep -q "^layout nchwc\? (auto; the log's sum of weight x best: nchwc .* ms, nchw .* ms)" <<<"$resumed"
+check "a resumed auto run measures no layout again" test "$(grep -c "tuning the 13 tasks of both" <<<"$resumed")" -eq 0
 
 # A named CPU target: every record and the manifest carry it, and its
 # kernels hold no AVX-512 instruction, while this machine's own (AVX-512 on
@@ -55,7 +64,7 @@ host=$("$tunectl" replay "$log" --kernels "$work/r3" | sed -n 's/^target: //p')
 expect 2 "no records for target '$host': 8 records of '$v3' are for another target than '$host'" -- \
   "$tunectl" replay "$work/v3.log.json" --target llvm --kernels "$work/r4"
 expect 0 "target: $v3" -- "$tunectl" replay "$work/v3.log.json" --kernels "$work/r5"
-expect 0 "the log covers 0 of 7 tasks" -- "$tunectl" bench "$model" --log "$work/v3.log.json" --repeats 1
+expect 0 "the log covers 0 of 7 tasks" -- "$tunectl" bench "$model" --layout nchw --log "$work/v3.log.json" --repeats 1
 expect 0 "8 records of '$v3' are for another target than '$host' and not used" -- \
   "$tunectl" bench "$model" --log "$work/v3.log.json" --repeats 1
 expect 2 "LLVM knows no CPU named 'zen9'" -- "$tunectl" tune "$model" --target "llvm -mcpu=zen9"
@@ -76,7 +85,7 @@ expect 1 "trials" -- "$tunectl" tune "$model" --target llvm --trials many
 if ! ldconfig -p | grep -q 'libcuda\.so\.1'; then
   expect 0 "no program was timed" -- "$tunectl" tune "$model" --target cuda --log "$work/cuda.log.json" \
     --kernels "$work/cuda-kernels"
-  tasks=$("$tunectl" tasks "$model" | grep -c '^ *[0-9]')
+  tasks=$("$tunectl" tasks "$model" --target cuda | grep -c '^ *[0-9]')
   check "one estimated record per task" test "$(grep -c '"estimated":true' "$work/cuda.log.json")" -eq "$tasks"
   check "one cubin per task" test "$(ls "$work/cuda-kernels"/*.cubin | wc -l)" -eq "$tasks"
   expect 0 "every task constructed" -- "$tunectl" tune "$model" --target cuda --log "$work/cuda.log.json" \

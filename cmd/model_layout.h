@@ -1,0 +1,52 @@
+// The layout a model's convolutions run in (--layout on tune, run, bench
+// MODEL and tasks): NCHW as ONNX gives it, or channel blocks of the target's
+// vector width (graph::block_channels). Neither wins everywhere (light
+// ResNet-50 tuned: 38 ms blocked against 55 ms NCHW; the 32x32 small_cnn:
+// 0.084 ms against 0.046 ms), so "auto" measures: `tune` tunes both layouts'
+// tasks for a first share of its trials and goes on with the layout whose
+// tasks are faster in sum, and run/bench pick the layout whose tasks the
+// log says are faster. The layout is part of every task's DAG, so records and
+// keys stay exact and the choice is a function of the model and the log.
+#pragma once
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "cmd/tuning_logs.h"
+#include "graph/graph.h"
+#include "graph/import.h"
+#include "tasks/extract.h"
+#include "target/target.h"
+
+namespace CLI {
+class App;
+}
+
+namespace tunectl::cmd {
+
+void add_layout_option(CLI::App* sub, std::string& layout);
+
+// A model's graph in one layout, and its tasks.
+struct LaidOutModel {
+  std::string layout;  // "nchw" or "nchwc"
+  graph::Graph graph;
+  std::vector<tasks::Task> tasks;
+};
+
+// The layouts --layout allows for the target: the one it names; for "auto"
+// on a CPU target nchwc and nchw when they differ (a model without
+// convolutions to block has one graph); a GPU target's nchw.
+std::vector<LaidOutModel> layout_candidates(const std::string& path, const graph::ImportOptions& import_options,
+                                            const std::string& layout, const target::Target& target);
+
+// Sum over the tasks of weight x the logs' best median cost; +inf when the
+// logs miss a task.
+double logged_latency(const std::vector<tasks::Task>& tasks, const TuningLogs& logs);
+
+// The candidate to compile: the only one, or (auto) the one with the lowest
+// logged_latency; the first (nchwc) when no log is given or covers none
+// fully. Says on stdout which layout auto chose and why.
+LaidOutModel choose_layout(std::vector<LaidOutModel> candidates, const TuningLogs* logs);
+
+}  // namespace tunectl::cmd
