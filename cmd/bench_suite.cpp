@@ -10,9 +10,9 @@
 // oneDNN time / tunectl time (> 1: tunectl is faster). A workload the logs
 // do not cover gets a "no tuning log" row, or with --untuned the time of its
 // default schedule. Each convolution has a second row, "... nchw16c": the
-// task it makes in channel blocks (--layout nchwc) against oneDNN in the
-// layouts oneDNN picks, neither timing a layout reorder, as inside a model
-// whose convolutions all run in such layouts.
+// task it makes in channel blocks (--layout nchwc; blocked input and output)
+// against oneDNN in the layouts oneDNN picks, neither timing a reorder, as
+// inside a model whose convolutions all run in such layouts.
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -109,7 +109,8 @@ tasks::Task single_task(const std::string& path) {
 }
 
 // The convolution task of a one-convolution model in channel blocks of
-// `block` (--layout nchwc; the model's other tasks are its layout transforms).
+// `block` (--layout nchwc): blocked data in and out (the model's other tasks
+// are the transforms of its input and output).
 tasks::Task blocked_conv_task(const std::string& path, int64_t block) {
   graph::Graph g = graph::block_channels(graph::simplify_graph(graph::import_onnx(path, {})), block);
   std::vector<tasks::Task> tasks = tasks::extract_tasks(graph::partition(g));
@@ -130,10 +131,10 @@ struct Row {
 };
 
 void print_rows(const std::vector<Row>& rows) {
-  std::printf("\n%-28s %-14s %11s %9s %11s %9s %9s %7s\n", "workload", "schedule", "tunectl ms", "GFLOP/s", "oneDNN ms",
+  std::printf("\n%-31s %-14s %11s %9s %11s %9s %9s %7s\n", "workload", "schedule", "tunectl ms", "GFLOP/s", "oneDNN ms",
               "GFLOP/s", "ratio", "trials");
   for (const Row& r : rows) {
-    std::printf("%-28s %-14s ", r.workload.c_str(), r.note.c_str());
+    std::printf("%-31s %-14s ", r.workload.c_str(), r.note.c_str());
     if (r.tunectl_s > 0) {
       std::printf("%11.3f %9.1f ", r.tunectl_s * 1e3, r.flops / r.tunectl_s * 1e-9);
     } else {

@@ -66,7 +66,11 @@ class Partitioner {
       auto it = producer_.find(in);
       if (it != producer_.end()) reads.insert(group_of_[it->second]);
     }
-    int target = cls == OpClass::Anchor ? -1 : fusion_target(n, reads);
+    // A transform out of channel blocks starts a kernel of its own, so that
+    // the convolution before it writes whole vectors of its blocks and is
+    // the same task whoever reads it.
+    bool own = cls == OpClass::Anchor || n.op_type == "FromChannelBlocks";
+    int target = own ? -1 : fusion_target(n, reads);
     if (target < 0) {
       target = static_cast<int>(groups_.size());
       groups_.emplace_back();

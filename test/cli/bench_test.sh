@@ -25,7 +25,7 @@ expect 0 "trials" -- "$tunectl" tune "$suite/conv1x1_resnet.onnx" --layout nchw 
   --log "$work/suite_logs/conv1x1.json" --kernels "$work/conv1x1.kernels"
 expect 0 "trials" -- "$tunectl" tune "$suite/conv1x1_resnet.onnx" --layout nchwc --trials 12 --jobs 1 \
   --log "$work/suite_logs/conv1x1_nchwc.json" --kernels "$work/conv1x1_nchwc.kernels"
-expect_count 1 "conv1x1_resnet               tuned" -- "$tunectl" bench --suite "$suite" --logs "$work/suite_logs" \
+expect_count 1 "conv1x1_resnet                  tuned" -- "$tunectl" bench --suite "$suite" --logs "$work/suite_logs" \
   --repeats 1
 expect_count 12 "no tuning log" -- "$tunectl" bench --suite "$suite" --logs "$work/suite_logs" --repeats 1
 expect_count 13 "no tuning log" -- "$tunectl" bench --suite "$suite" --logs "$work/suite_logs/conv1x1.json" --repeats 1
