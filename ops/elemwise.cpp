@@ -103,6 +103,81 @@ te::Tensor leaky_relu(const te::Tensor& x, double alpha, const std::string& name
   });
 }
 
+namespace {
+
+Expr constant_like(const Expr& v, double c) { return ir::make_const(v.dtype(), c); }
+
+// max(0, min(1, alpha v + beta)).
+Expr hard_sigmoid_of(const Expr& v, double alpha, double beta) {
+  Expr lin = v * constant_like(v, alpha) + constant_like(v, beta);
+  return ir::make_max(ir::make_zero(v.dtype()), ir::make_min(constant_like(v, 1), lin));
+}
+
+Expr softplus_of(const Expr& v) {
+  Expr positive = ir::make_max(v, ir::make_zero(v.dtype()));
+  Expr tail = call(ir::MathFunc::log, constant_like(v, 1) + call(ir::MathFunc::exp, -call(ir::MathFunc::abs, v)));
+  return positive + tail;
+}
+
+// alpha (e^v - 1).
+Expr exp_minus_one(const Expr& v, double alpha) {
+  return constant_like(v, alpha) * (call(ir::MathFunc::exp, v) - constant_like(v, 1));
+}
+
+}  // namespace
+
+te::Tensor hard_sigmoid(const te::Tensor& x, double alpha, double beta, const std::string& name) {
+  return unary(x, name, [&](Expr v) { return hard_sigmoid_of(v, alpha, beta); });
+}
+
+te::Tensor hard_swish(const te::Tensor& x, const std::string& name) {
+  return unary(x, name, [](Expr v) { return v * hard_sigmoid_of(v, 1.0 / 6.0, 0.5); });
+}
+
+te::Tensor elu(const te::Tensor& x, double alpha, const std::string& name) {
+  return unary(x, name, [&](Expr v) {
+    return ir::make_select(v < ir::make_zero(v.dtype()), exp_minus_one(v, alpha), v);
+  });
+}
+
+te::Tensor selu(const te::Tensor& x, double alpha, double gamma, const std::string& name) {
+  return unary(x, name, [&](Expr v) {
+    Expr y = ir::make_select(v > ir::make_zero(v.dtype()), v, exp_minus_one(v, alpha));
+    return constant_like(v, gamma) * y;
+  });
+}
+
+te::Tensor celu(const te::Tensor& x, double alpha, const std::string& name) {
+  user_check(alpha != 0, name, ": alpha must not be 0");
+  return unary(x, name, [&](Expr v) {
+    Expr zero = ir::make_zero(v.dtype());
+    return ir::make_max(zero, v) + ir::make_min(zero, exp_minus_one(v / constant_like(v, alpha), alpha));
+  });
+}
+
+te::Tensor softplus(const te::Tensor& x, const std::string& name) { return unary(x, name, softplus_of); }
+
+te::Tensor softsign(const te::Tensor& x, const std::string& name) {
+  return unary(x, name, [](Expr v) { return v / (constant_like(v, 1) + call(ir::MathFunc::abs, v)); });
+}
+
+te::Tensor mish(const te::Tensor& x, const std::string& name) {
+  return unary(x, name, [](Expr v) { return v * call(ir::MathFunc::tanh, softplus_of(v)); });
+}
+
+te::Tensor thresholded_relu(const te::Tensor& x, double alpha, const std::string& name) {
+  return unary(x, name, [&](Expr v) {
+    return ir::make_select(v > constant_like(v, alpha), v, ir::make_zero(v.dtype()));
+  });
+}
+
+te::Tensor prelu(const te::Tensor& x, const te::Tensor& slope, const std::string& name) {
+  user_check(ir::is_float(x->dtype()), name, ": needs a float input");
+  return binary(x, slope, name, [](Expr v, Expr s) {
+    return ir::make_select(v < ir::make_zero(v.dtype()), v * s, v);
+  });
+}
+
 te::Tensor scale(const te::Tensor& x, double factor, const std::string& name) {
   return unary(x, name, [&](Expr v) { return v * ir::make_const(v.dtype(), factor); });
 }

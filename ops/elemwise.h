@@ -37,6 +37,30 @@ te::Tensor pow(const te::Tensor& a, const te::Tensor& b, const std::string& name
 te::Tensor maximum(const te::Tensor& a, const te::Tensor& b, const std::string& name = "maximum");
 te::Tensor minimum(const te::Tensor& a, const te::Tensor& b, const std::string& name = "minimum");
 
+// The activations of mobile and detection networks, as ONNX defines them.
+// max(0, min(1, alpha x + beta)).
+te::Tensor hard_sigmoid(const te::Tensor& x, double alpha = 0.2, double beta = 0.5,
+                        const std::string& name = "hard_sigmoid");
+// x * hard_sigmoid(x) with alpha 1/6, beta 1/2.
+te::Tensor hard_swish(const te::Tensor& x, const std::string& name = "hard_swish");
+// x for x >= 0, alpha (e^x - 1) otherwise.
+te::Tensor elu(const te::Tensor& x, double alpha = 1.0, const std::string& name = "elu");
+// gamma x for x > 0, gamma alpha (e^x - 1) otherwise.
+te::Tensor selu(const te::Tensor& x, double alpha, double gamma, const std::string& name = "selu");
+// max(0, x) + min(0, alpha (e^(x / alpha) - 1)).
+te::Tensor celu(const te::Tensor& x, double alpha = 1.0, const std::string& name = "celu");
+// log(1 + e^x), computed as max(x, 0) + log(1 + e^-|x|) so that it does not
+// overflow for large x.
+te::Tensor softplus(const te::Tensor& x, const std::string& name = "softplus");
+// x / (1 + |x|).
+te::Tensor softsign(const te::Tensor& x, const std::string& name = "softsign");
+// x tanh(softplus(x)).
+te::Tensor mish(const te::Tensor& x, const std::string& name = "mish");
+// x for x > alpha, 0 otherwise.
+te::Tensor thresholded_relu(const te::Tensor& x, double alpha = 1.0, const std::string& name = "thresholded_relu");
+// x for x >= 0, slope x otherwise; slope broadcasts to x.
+te::Tensor prelu(const te::Tensor& x, const te::Tensor& slope, const std::string& name = "prelu");
+
 // x * scale (a constant), e.g. gemm's alpha.
 te::Tensor scale(const te::Tensor& x, double factor, const std::string& name = "scale");
 

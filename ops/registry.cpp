@@ -292,7 +292,8 @@ std::vector<OpEntry> make_entries() {
   using Unary = te::Tensor (*)(const te::Tensor&, const std::string&);
   const std::vector<std::pair<std::string, Unary>> unaries{
       {"relu", relu}, {"sigmoid", sigmoid}, {"tanh", tanh}, {"erf", erf}, {"gelu", gelu},
-      {"exp", exp},   {"sqrt", sqrt},       {"neg", neg},   {"abs", abs}};
+      {"exp", exp},   {"sqrt", sqrt},       {"neg", neg},   {"abs", abs},
+      {"hard_swish", hard_swish}, {"softplus", softplus}, {"softsign", softsign}, {"mish", mish}};
   for (const auto& [name, f] : unaries) {
     Unary fn = f;
     std::string n = name;
@@ -312,10 +313,22 @@ std::vector<OpEntry> make_entries() {
                },
                {{{"shape", {2, 7, 13}}, {"alpha", 0.2}}, {{"shape", {15, 16}}}}});
 
+  // Activations with attributes, away from ONNX's defaults.
+  const std::vector<std::pair<std::string, std::function<te::Tensor(const te::Tensor&)>>> activations{
+      {"hard_sigmoid", [](const te::Tensor& x) { return hard_sigmoid(x, 0.3, 0.4); }},
+      {"elu", [](const te::Tensor& x) { return elu(x, 0.7); }},
+      {"selu", [](const te::Tensor& x) { return selu(x, 1.5, 1.1); }},
+      {"celu", [](const te::Tensor& x) { return celu(x, 0.8); }},
+      {"thresholded_relu", [](const te::Tensor& x) { return thresholded_relu(x, 0.25); }}};
+  for (const auto& [name, f] : activations) {
+    auto fn = f;
+    e.push_back({name, [fn](Params& p) { return one(fn(input("x", p.shape("shape", kActShape)))); }, unary_configs});
+  }
+
   using Binary = te::Tensor (*)(const te::Tensor&, const te::Tensor&, const std::string&);
   const std::vector<std::pair<std::string, Binary>> binaries{{"add", add}, {"sub", sub}, {"mul", mul},
                                                              {"div", div}, {"pow", pow}, {"maximum", maximum},
-                                                             {"minimum", minimum}};
+                                                             {"minimum", minimum}, {"prelu", prelu}};
   const std::vector<json> binary_configs{{{"a_shape", {2, 7, 13}}, {"b_shape", {2, 7, 13}}},
                                          {{"a_shape", {3, 1, 15}}, {"b_shape", {5, 1}}},
                                          {{"a_shape", {1, 6, 7, 7}}, {"b_shape", {1, 6, 1, 1}}}};

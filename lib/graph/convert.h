@@ -29,7 +29,10 @@ namespace tunectl::graph {
   X(LeakyRelu, Elementwise) X(Clip, Elementwise) X(Sigmoid, Elementwise) X(Tanh, Elementwise)            \
   X(Erf, Elementwise) X(Gelu, Elementwise) X(Exp, Elementwise) X(Neg, Elementwise)                       \
   X(Reciprocal, Elementwise) X(Sum, Elementwise) X(Max, Elementwise) X(Min, Elementwise)                 \
-  X(Where, Elementwise) X(Cast, Elementwise) X(Flatten, Injective) X(Reshape, Injective)                 \
+  X(Where, Elementwise) X(Cast, Elementwise) X(HardSigmoid, Elementwise) X(HardSwish, Elementwise)        \
+  X(PRelu, Elementwise) X(Elu, Elementwise) X(Selu, Elementwise) X(Celu, Elementwise)                    \
+  X(Softplus, Elementwise) X(Softsign, Elementwise) X(Mish, Elementwise)                                 \
+  X(ThresholdedRelu, Elementwise) X(Flatten, Injective) X(Reshape, Injective)                           \
   X(Transpose, Injective) X(Concat, Injective) X(Split, Injective) X(Slice, Injective)                    \
   X(Gather, Injective) X(Unsqueeze, Injective) X(Squeeze, Injective) X(Pad, Injective)                   \
   X(Expand, Injective) X(Identity, Injective) X(Dropout, Injective) X(Shape, Shape)                      \

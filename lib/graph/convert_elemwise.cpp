@@ -1,4 +1,6 @@
-// Converters of the elementwise ONNX operators: activations, arithmetic
+// Converters of the elementwise ONNX operators: activations (those of
+// mobile and detection networks included: HardSigmoid, HardSwish, PRelu, Elu,
+// Selu, Celu, Softplus, Softsign, Mish, ThresholdedRelu), arithmetic
 // with numpy broadcasting (opset 6's legacy broadcast attributes included),
 // variadic Sum/Max/Min, Clip, Where and Cast.
 #include <limits>
@@ -117,6 +119,19 @@ std::vector<te::Tensor> convert_leaky_relu(const NodeContext& c) {
   return {ops::leaky_relu(c.in(0), c.attr_float("alpha", 0.01), c.out_name())};
 }
 
+// The slope broadcasts to X unidirectionally (numpy) from opset 7; before,
+// a 1-D slope of one value per channel meant the channel axis (1).
+std::vector<te::Tensor> convert_prelu(const NodeContext& c) {
+  te::Tensor slope = c.in(1);
+  std::vector<int64_t> sx = c.shape(0), ss = c.shape(1);
+  if (c.opset() < 7 && ss.size() == 1 && sx.size() > 2 && ss[0] == sx[1]) {
+    std::vector<int64_t> per_channel(sx.size() - 1, 1);
+    per_channel[0] = ss[0];
+    slope = ops::reshape(slope, per_channel, c.out_name() + "_slope");
+  }
+  return {ops::prelu(c.in(0), slope, c.out_name())};
+}
+
 std::vector<te::Tensor> convert_gelu(const NodeContext& c) {
   std::string approx = c.attr_string("approximate", "none");
   if (approx == "none") return {ops::gelu(c.in(0), c.out_name())};
@@ -158,6 +173,28 @@ void add_elemwise_converters(ConverterTable& t) {
   t["Gelu"] = convert_gelu;
   t["Where"] = convert_where;
   t["Cast"] = convert_cast;
+  t["PRelu"] = convert_prelu;
+  t["HardSwish"] = unary(ops::hard_swish);
+  t["Softplus"] = unary(ops::softplus);
+  t["Softsign"] = unary(ops::softsign);
+  t["Mish"] = unary(ops::mish);
+  t["HardSigmoid"] = [](const NodeContext& c) {
+    return std::vector<te::Tensor>{
+        ops::hard_sigmoid(c.in(0), c.attr_float("alpha", 0.2), c.attr_float("beta", 0.5), c.out_name())};
+  };
+  t["Elu"] = [](const NodeContext& c) {
+    return std::vector<te::Tensor>{ops::elu(c.in(0), c.attr_float("alpha", 1.0), c.out_name())};
+  };
+  t["Selu"] = [](const NodeContext& c) {
+    return std::vector<te::Tensor>{ops::selu(c.in(0), c.attr_float("alpha", 1.67326319217681884765625),
+                                             c.attr_float("gamma", 1.05070102214813232421875), c.out_name())};
+  };
+  t["Celu"] = [](const NodeContext& c) {
+    return std::vector<te::Tensor>{ops::celu(c.in(0), c.attr_float("alpha", 1.0), c.out_name())};
+  };
+  t["ThresholdedRelu"] = [](const NodeContext& c) {
+    return std::vector<te::Tensor>{ops::thresholded_relu(c.in(0), c.attr_float("alpha", 1.0), c.out_name())};
+  };
 }
 
 }  // namespace tunectl::graph

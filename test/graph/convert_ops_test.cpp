@@ -417,3 +417,49 @@ TEST_CASE("Pow by a constant 2 or 3 multiplies; any other exponent calls pow", "
     }
   }
 }
+
+// The ONNX node tests of Softplus and Softsign are opset-1 models and Mish's
+// is rejected by this libonnx's checker (it predates Mish), so their
+// definitions are checked here, at values where a naive log(1 + e^x) would
+// overflow.
+TEST_CASE("Softplus, Softsign and Mish match their ONNX definitions", "[unit][graph][convert]") {
+  const std::vector<double> xs = {-100, -3, -0.5, 0, 0.5, 3, 100};
+  GraphBuilder b(18);
+  b.input("x", array(ir::DType::Float32, {7}, xs));
+  b.node("Softplus", {"x"}, {"softplus"});
+  b.node("Softsign", {"x"}, {"softsign"});
+  b.node("Mish", {"x"}, {"mish"});
+  std::vector<double> softplus, softsign, mish;
+  for (double x : xs) {
+    double sp = x > 30 ? x : std::log1p(std::exp(x));
+    softplus.push_back(sp);
+    softsign.push_back(x / (1 + std::fabs(x)));
+    mish.push_back(x * std::tanh(sp));
+  }
+  check_close(b.eval("softplus"), softplus);
+  check_close(b.eval("softsign"), softsign);
+  check_close(b.eval("mish"), mish);
+}
+
+TEST_CASE("PRelu broadcasts its slope numpy-style, per channel before opset 7", "[unit][graph][convert]") {
+  runtime::NDArray x = iota({1, 2, 2, 2}, 1.0, -4.0);  // -4 .. 3
+  runtime::NDArray slope = array(ir::DType::Float32, {2}, {0.5, 0.25});
+  auto expect = [&](bool per_channel) {
+    std::vector<double> out;
+    for (int64_t i = 0; i < 8; ++i) {
+      double v = x.get(i), s = per_channel ? slope.get(i / 4) : slope.get(i % 2);
+      out.push_back(v < 0 ? v * s : v);
+    }
+    return out;
+  };
+  GraphBuilder old(6);
+  old.input("x", x);
+  old.constant("slope", slope);
+  old.node("PRelu", {"x", "slope"}, {"y"});
+  check_close(old.eval("y"), expect(true));
+  GraphBuilder now(16);
+  now.input("x", x);
+  now.constant("slope", slope);
+  now.node("PRelu", {"x", "slope"}, {"y"});
+  check_close(now.eval("y"), expect(false));
+}
