@@ -253,6 +253,62 @@ std::vector<te::Tensor> convert_expand(const NodeContext& c) {
   return {ops::broadcast_to(c.in(0), c.const_ints(1, "the target shape"), c.out_name())};
 }
 
+// DepthToSpace (DCR: depth as [block, block, C']; CRD: [C', block, block])
+// and SpaceToDepth, as a reshape to 6-D, a transpose and a reshape back.
+std::vector<te::Tensor> convert_depth_to_space(const NodeContext& c) {
+  const te::Tensor& x = c.in(0);
+  c.check(x->shape().size() == 4, "input must be 4-D (NCHW)");
+  int64_t b = c.attr_int("blocksize", 0);
+  const auto& s = x->shape();
+  c.check(b >= 1 && s[1] % (b * b) == 0, "attribute 'blocksize' = ", b, " must be positive and its square divide the ",
+          s[1], " channels");
+  std::string mode = c.attr_string("mode", "DCR");
+  c.check(mode == "DCR" || mode == "CRD", "attribute 'mode' = '", mode, "' is not DCR or CRD");
+  int64_t n = s[0], ch = s[1] / (b * b), h = s[2], w = s[3];
+  bool dcr = mode == "DCR";
+  te::Tensor split = ops::reshape(x, dcr ? std::vector<int64_t>{n, b, b, ch, h, w} : std::vector<int64_t>{n, ch, b, b, h, w},
+                                  c.out_name() + "_split");
+  std::vector<int64_t> perm = dcr ? std::vector<int64_t>{0, 3, 4, 1, 5, 2} : std::vector<int64_t>{0, 1, 4, 2, 5, 3};
+  te::Tensor moved = ops::transpose(split, perm, c.out_name() + "_moved");
+  return {ops::reshape(moved, {n, ch, h * b, w * b}, c.out_name())};
+}
+
+std::vector<te::Tensor> convert_space_to_depth(const NodeContext& c) {
+  const te::Tensor& x = c.in(0);
+  c.check(x->shape().size() == 4, "input must be 4-D (NCHW)");
+  int64_t b = c.attr_int("blocksize", 0);
+  const auto& s = x->shape();
+  c.check(b >= 1 && s[2] % b == 0 && s[3] % b == 0, "attribute 'blocksize' = ", b,
+          " must be positive and divide the height ", s[2], " and width ", s[3]);
+  int64_t n = s[0], ch = s[1], h = s[2] / b, w = s[3] / b;
+  te::Tensor split = ops::reshape(x, {n, ch, h, b, w, b}, c.out_name() + "_split");
+  te::Tensor moved = ops::transpose(split, {0, 3, 5, 1, 2, 4}, c.out_name() + "_moved");
+  return {ops::reshape(moved, {n, ch * b * b, h, w}, c.out_name())};
+}
+
+// Tile: output dimension d repeats the input's repeats[d] times.
+std::vector<te::Tensor> convert_tile(const NodeContext& c) {
+  const te::Tensor& x = c.in(0);
+  std::vector<int64_t> repeats = c.const_ints(1, "the repeats");
+  const auto& s = x->shape();
+  c.check(repeats.size() == c.shape(0).size(), "repeats has ", repeats.size(), " values for an input of rank ",
+          c.shape(0).size());
+  std::vector<int64_t> out(s.size());
+  for (size_t d = 0; d < s.size(); ++d) {
+    int64_t r = d < repeats.size() ? repeats[d] : 1;  // a scalar is held as [1] and repeats nothing
+    c.check(r >= 1, "repeats must be positive, got ", r);
+    out[d] = s[d] * r;
+  }
+  return {te::compute(
+      c.out_name(), out,
+      [&](const std::vector<ir::Var>& i) {
+        std::vector<ir::Expr> idx;
+        for (size_t d = 0; d < s.size(); ++d) idx.push_back(s[d] == out[d] ? ir::Expr(i[d]) : i[d] % s[d]);
+        return te::read(x, idx);
+      },
+      "injective", x->dtype())};
+}
+
 // A tensor of known values: a small value table.
 te::Tensor known_values(const NodeContext& c, const runtime::NDArray& values) {
   c.check(values.num_elements() > 0, "an empty tensor is not supported");
@@ -338,6 +394,9 @@ void add_shape_converters(ConverterTable& t) {
   t["Squeeze"] = convert_squeeze;
   t["Pad"] = convert_pad;
   t["Expand"] = convert_expand;
+  t["DepthToSpace"] = convert_depth_to_space;
+  t["SpaceToDepth"] = convert_space_to_depth;
+  t["Tile"] = convert_tile;
   t["Shape"] = convert_shape;
   t["Constant"] = convert_constant;
   t["ConstantOfShape"] = convert_constant_of_shape;
