@@ -1,5 +1,7 @@
 // `tunectl tune`: the auto-scheduler end to end. Imports the ONNX model,
-// extracts its tasks (as `tunectl tasks` lists them), runs the tuning loop
+// extracts its tasks (as `tunectl tasks` lists them; with --layout auto
+// those of the layout a first round over both layouts' tasks found faster,
+// cmd/model_layout.h), runs the tuning loop
 // (lib/tune) into a JSON-lines log, prints the summary table, and writes the
 // kernels folder (lib/kernels) from the log's best records of the model's
 // tasks. Ctrl-C stops after the measurements in flight: the log keeps them,
@@ -16,8 +18,8 @@
 
 #include "backend/backend.h"
 #include "cmd/model_layout.h"
-#include "cmd/tuning_logs.h"
 #include "cmd/subcommands.h"
+#include "cmd/tuning_logs.h"
 #include "graph/import.h"
 #include <spdlog/spdlog.h>
 
@@ -60,10 +62,10 @@ TuningLogs log_so_far(const TuneCmdOptions& o) {
 
 // --layout auto with two candidate layouts: tunes the tasks of both for a
 // first round each (8 programs per task, fewer when that would take more
-// than half of the trials), then keeps
-// the tasks of the layout whose sum of weight x best is lower, with the
-// budgets of o.tune reduced by what that took. A log that covers both
-// layouts already (a resumed run) decides without measuring.
+// than half of the trials), then keeps the tasks of the layout whose sum of
+// weight x best is lower, with the budgets of o.tune reduced by what that
+// took. A log that covers both layouts already (a resumed run) decides
+// without measuring.
 std::vector<tasks::Task> measure_layouts(std::vector<LaidOutModel> candidates, TuneCmdOptions& o) {
   TuningLogs logs = log_so_far(o);
   bool covered = std::all_of(candidates.begin(), candidates.end(), [&](const LaidOutModel& c) {
