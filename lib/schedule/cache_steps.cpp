@@ -48,6 +48,9 @@ void apply_cache_read(State& s, const CacheReadStep& step) {
     user_check(r >= 0 && r < static_cast<int>(s.stages.size()), "cache_read reader ", r, " is out of range");
     user_check(r != step.stage && reads_directly(s, r, step.stage), "cache_read reader ", s.stages[r].op->name,
                " does not read ", op->name);
+    // A prepacked copy is made outside the kernel from the constant itself.
+    user_check(!s.stages[r].prepacked, "cache_read reader ", s.stages[r].op->name, " is prepacked: it must copy ",
+               op->name, " itself");
   }
 
   std::string cache_name = unique_stage_name(s, op->name + "." + step.scope);

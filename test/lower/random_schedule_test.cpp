@@ -18,7 +18,8 @@ TEST_CASE("random schedules of every op lower to the reference values", "[cpu][s
       auto dag = op_dag(name, params);
       for (int trial = 0; trial < 30; ++trial) {
         schedule::State s = schedule::random_schedule(dag, rng, 12);
-        INFO(name << " " << params.dump() << " trial " << trial << "\n" << s.to_string());
+        INFO(name << " " << params.dump() << " trial " << trial << "\nsteps: " << schedule::steps_to_json(s.history).dump()
+                  << "\n" << s.to_string());
         CHECK(check_against_reference(s, trial) == "");
       }
     }

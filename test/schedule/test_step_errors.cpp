@@ -171,6 +171,9 @@ TEST_CASE("prepack step errors", "[unit][error]") {
   s.apply(PrepackStep{3});
   require_rejected(s, PrepackStep{3}, {"B.local is already prepacked"});
   require_rejected(s, ComputeInlineStep{3}, {"cannot compute_inline B.local: it is prepacked"});
+  // A second copy of B between B and the prepacked one would leave the
+  // prepacked copy nothing constant to be made from.
+  require_rejected(s, CacheReadStep{2, "shared", {3}}, {"B.local is prepacked: it must copy B itself"});
 }
 
 TEST_CASE("try_apply, try_replay and try_edit return what does not fit instead of throwing", "[unit][error]") {
