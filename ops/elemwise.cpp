@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <functional>
+#include <optional>
 
 #include "ir/error.h"
 #include "ops/op_util.h"
@@ -21,14 +22,23 @@ te::Tensor unary(const te::Tensor& x, const std::string& name, const std::functi
       x->dtype());
 }
 
+// f over the broadcast of a and b; the result has the operands' type, or
+// `result` when given (bool for comparisons).
 te::Tensor binary(const te::Tensor& a, const te::Tensor& b, const std::string& name,
-                  const std::function<Expr(Expr, Expr)>& f) {
+                  const std::function<Expr(Expr, Expr)>& f, std::optional<ir::DType> result = std::nullopt) {
   user_check(a->dtype() == b->dtype(), name, ": operand types differ (", ir::to_string(a->dtype()), " vs ",
              ir::to_string(b->dtype()), ")");
   return te::compute(
       name, broadcast_shape(a->shape(), b->shape(), name),
       [&](const std::vector<ir::Var>& i) { return f(read_broadcast(a, i), read_broadcast(b, i)); }, "elemwise",
-      a->dtype());
+      result.value_or(a->dtype()));
+}
+
+te::Tensor logical(const te::Tensor& a, const te::Tensor& b, const std::string& name,
+                   const std::function<Expr(Expr, Expr)>& f) {
+  user_check(a->dtype() == ir::DType::Bool, name, ": needs bool operands, '", a->name, "' is ",
+             ir::to_string(a->dtype()));
+  return binary(a, b, name, f);
 }
 
 Expr call(ir::MathFunc f, Expr x) { return ir::make_call(f, {std::move(x)}); }
@@ -207,6 +217,38 @@ te::Tensor pow(const te::Tensor& a, const te::Tensor& b, const std::string& name
   user_check(ir::is_float(a->dtype()), name, ": pow needs float operands");
   return binary(a, b, name, [](Expr x, Expr y) { return ir::make_call(ir::MathFunc::pow, {x, y}); });
 }
+te::Tensor equal(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  return binary(a, b, name, [](Expr x, Expr y) { return ir::make_eq(x, y); }, ir::DType::Bool);
+}
+te::Tensor greater(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  return binary(a, b, name, [](Expr x, Expr y) { return x > y; }, ir::DType::Bool);
+}
+te::Tensor less(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  return binary(a, b, name, [](Expr x, Expr y) { return x < y; }, ir::DType::Bool);
+}
+te::Tensor greater_equal(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  return binary(a, b, name, [](Expr x, Expr y) { return x >= y; }, ir::DType::Bool);
+}
+te::Tensor less_equal(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  return binary(a, b, name, [](Expr x, Expr y) { return x <= y; }, ir::DType::Bool);
+}
+te::Tensor logical_and(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  return logical(a, b, name, [](Expr x, Expr y) { return ir::make_and(x, y); });
+}
+te::Tensor logical_or(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  return logical(a, b, name, [](Expr x, Expr y) { return ir::make_or(x, y); });
+}
+te::Tensor logical_xor(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
+  return logical(a, b, name, [](Expr x, Expr y) { return ir::make_ne(x, y); });
+}
+te::Tensor logical_not(const te::Tensor& x, const std::string& name) {
+  user_check(x->dtype() == ir::DType::Bool, name, ": needs a bool input, '", x->name, "' is ",
+             ir::to_string(x->dtype()));
+  return te::compute(
+      name, x->shape(), [&](const std::vector<ir::Var>& i) { return ir::make_not(te::read(x, {i.begin(), i.end()})); },
+      "elemwise", x->dtype());
+}
+
 te::Tensor maximum(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
   return binary(a, b, name, [](Expr x, Expr y) { return ir::make_max(x, y); });
 }

@@ -61,6 +61,18 @@ te::Tensor thresholded_relu(const te::Tensor& x, double alpha = 1.0, const std::
 // x for x >= 0, slope x otherwise; slope broadcasts to x.
 te::Tensor prelu(const te::Tensor& x, const te::Tensor& slope, const std::string& name = "prelu");
 
+// Comparisons over the numpy broadcast of the two shapes: bool results.
+te::Tensor equal(const te::Tensor& a, const te::Tensor& b, const std::string& name = "equal");
+te::Tensor greater(const te::Tensor& a, const te::Tensor& b, const std::string& name = "greater");
+te::Tensor less(const te::Tensor& a, const te::Tensor& b, const std::string& name = "less");
+te::Tensor greater_equal(const te::Tensor& a, const te::Tensor& b, const std::string& name = "greater_equal");
+te::Tensor less_equal(const te::Tensor& a, const te::Tensor& b, const std::string& name = "less_equal");
+// Logic on bool tensors (broadcasting like the comparisons).
+te::Tensor logical_and(const te::Tensor& a, const te::Tensor& b, const std::string& name = "and");
+te::Tensor logical_or(const te::Tensor& a, const te::Tensor& b, const std::string& name = "or");
+te::Tensor logical_xor(const te::Tensor& a, const te::Tensor& b, const std::string& name = "xor");
+te::Tensor logical_not(const te::Tensor& x, const std::string& name = "not");
+
 // x * scale (a constant), e.g. gemm's alpha.
 te::Tensor scale(const te::Tensor& x, double factor, const std::string& name = "scale");
 

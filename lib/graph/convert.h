@@ -32,7 +32,9 @@ namespace tunectl::graph {
   X(Where, Elementwise) X(Cast, Elementwise) X(HardSigmoid, Elementwise) X(HardSwish, Elementwise)        \
   X(PRelu, Elementwise) X(Elu, Elementwise) X(Selu, Elementwise) X(Celu, Elementwise)                    \
   X(Softplus, Elementwise) X(Softsign, Elementwise) X(Mish, Elementwise)                                 \
-  X(ThresholdedRelu, Elementwise) X(Flatten, Injective) X(Reshape, Injective)                           \
+  X(ThresholdedRelu, Elementwise) X(Equal, Elementwise) X(Greater, Elementwise) X(Less, Elementwise)      \
+  X(GreaterOrEqual, Elementwise) X(LessOrEqual, Elementwise) X(And, Elementwise) X(Or, Elementwise)      \
+  X(Xor, Elementwise) X(Not, Elementwise) X(Flatten, Injective) X(Reshape, Injective)                           \
   X(Transpose, Injective) X(Concat, Injective) X(Split, Injective) X(Slice, Injective)                    \
   X(Gather, Injective) X(Unsqueeze, Injective) X(Squeeze, Injective) X(Pad, Injective)                   \
   X(Expand, Injective) X(DepthToSpace, Injective) X(SpaceToDepth, Injective) X(Tile, Injective)          \

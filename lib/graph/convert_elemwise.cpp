@@ -174,6 +174,15 @@ void add_elemwise_converters(ConverterTable& t) {
   t["Where"] = convert_where;
   t["Cast"] = convert_cast;
   t["PRelu"] = convert_prelu;
+  t["Equal"] = binary(ops::equal);
+  t["Greater"] = binary(ops::greater);
+  t["Less"] = binary(ops::less);
+  t["GreaterOrEqual"] = binary(ops::greater_equal);
+  t["LessOrEqual"] = binary(ops::less_equal);
+  t["And"] = binary(ops::logical_and);
+  t["Or"] = binary(ops::logical_or);
+  t["Xor"] = binary(ops::logical_xor);
+  t["Not"] = unary(ops::logical_not);
   t["HardSwish"] = unary(ops::hard_swish);
   t["Softplus"] = unary(ops::softplus);
   t["Softsign"] = unary(ops::softsign);

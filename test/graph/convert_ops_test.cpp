@@ -463,3 +463,14 @@ TEST_CASE("PRelu broadcasts its slope numpy-style, per channel before opset 7", 
   now.node("PRelu", {"x", "slope"}, {"y"});
   check_close(now.eval("y"), expect(false));
 }
+
+// Not's ONNX node tests are opset-1 models.
+TEST_CASE("Not negates bool tensors and refuses others", "[unit][graph][convert]") {
+  GraphBuilder b(13);
+  b.input("x", array(ir::DType::Bool, {4}, {1, 0, 0, 1}));
+  b.node("Not", {"x"}, {"y"});
+  check_close(b.eval("y"), {0, 1, 1, 0});
+  GraphBuilder f(13);
+  f.input("x", array(ir::DType::Float32, {2}, {1, 0}));
+  CHECK(contains(error_of([&] { f.node("Not", {"x"}, {"y"}); }), "needs a bool input"));
+}
