@@ -26,6 +26,7 @@
 #include "graph/convert.h"
 #include "graph/passes.h"
 #include "ir/error.h"
+#include "ops/op_util.h"
 
 namespace tunectl::graph {
 
@@ -57,20 +58,6 @@ runtime::NDArray pack_conv_weight(const runtime::NDArray& w, int64_t bi, int64_t
             for (int64_t ki = 0; ki < bo; ++ki)
               p.set(to++, w.get((((ko * bo + ki) * c + co * bi + ci) * r + y) * q + x));
   return p;
-}
-
-// The same values under a new shape (row-major order unchanged).
-runtime::NDArray reshaped(const runtime::NDArray& a, const std::vector<int64_t>& shape) {
-  runtime::NDArray out(a.dtype(), shape);
-  internal_check(out.num_elements() == a.num_elements(), "reshaped: element counts differ");
-  for (int64_t i = 0; i < a.num_elements(); ++i) out.set(i, a.get(i));
-  return out;
-}
-
-int64_t num_elements(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
 }
 
 // [N, C, H, W] -> [N, C/b, H, W, b].
@@ -185,7 +172,7 @@ class ChannelBlocker {
   // ([C, 1, 1] or [1, C, 1, 1]), or any scalar-like value ([], [1], ...).
   bool per_channel_or_scalar(const std::string& v, int64_t channels) const {
     const std::vector<int64_t>& s = g_.info(v).shape;
-    if (num_elements(s) == 1 && s.size() <= 4) return true;
+    if (ops::product(s) == 1 && s.size() <= 4) return true;
     if (!g_.is_constant(v)) return false;
     if (s == std::vector<int64_t>{channels, 1, 1}) return true;
     return s == std::vector<int64_t>{1, channels, 1, 1};
@@ -211,13 +198,13 @@ class ChannelBlocker {
       for (std::string& v : b.inputs) {
         if (v.empty()) continue;
         const std::vector<int64_t>& s = g_.info(v).shape;
-        int64_t elements = num_elements(s);
+        int64_t elements = ops::product(s);
         if (block_of(v)) {
           v = blocked_.at(v).name;
         } else if (g_.is_constant(v) && elements == channels) {
           std::vector<int64_t> shape = {channels / result.block, 1, 1, result.block};  // [C/b, 1, 1, b]
           if (s.size() == 4) shape.insert(shape.begin(), 1);                         // [1, C/b, 1, 1, b]
-          v = add_constant(v, reshaped(g_.constants.at(v), shape), result.block);
+          v = add_constant(v, runtime::with_shape(g_.constants.at(v), shape), result.block);
         } else if (elements > 1) {
           v = to_blocks(v, result.block, out);  // an NCHW activation of the output's shape
         }
@@ -235,7 +222,8 @@ class ChannelBlocker {
     b.inputs[0] = block_of(x) ? blocked_.at(x).name : to_blocks(x, bi, out);
     b.inputs[1] = add_constant(n.inputs[1], pack_conv_weight(w, depthwise ? 1 : bi, bo), bo);
     if (n.inputs.size() > 2 && !n.inputs[2].empty())
-      b.inputs[2] = add_constant(n.inputs[2], reshaped(g_.constants.at(n.inputs[2]), {w.shape()[0] / bo, bo}), bo);
+      b.inputs[2] =
+          add_constant(n.inputs[2], runtime::with_shape(g_.constants.at(n.inputs[2]), {w.shape()[0] / bo, bo}), bo);
   }
 
   // The name of v in blocks of `block`, adding the transform the first time.

@@ -8,7 +8,6 @@
 // inference left unknown, by converting its node over placeholders of the
 // (by then known) input shapes.
 #include <algorithm>
-#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -22,16 +21,6 @@
 namespace tunectl::graph {
 
 namespace {
-
-// a with another shape of the same element count (an ONNX scalar, shape [],
-// is a tensor of shape [1] to te; see convert.h).
-runtime::NDArray with_shape(const runtime::NDArray& a, const std::vector<int64_t>& shape) {
-  if (a.shape() == shape) return a;
-  runtime::NDArray out(a.dtype(), shape);
-  internal_check(out.num_bytes() == a.num_bytes(), "reshaping a constant to a different element count");
-  std::memcpy(out.raw(), a.raw(), a.num_bytes());
-  return out;
-}
 
 // One te tensor per input of node (null for an omitted optional input),
 // placeholders of the inputs' shapes and dtypes.
@@ -91,7 +80,7 @@ void fold(const Node& node, Graph& g) {
     internal_check(pos != inputs.end(), node.describe(), ": folded DAG reads a tensor that is not an input");
     const std::string& value = node.inputs[pos - inputs.begin()];
     internal_check(g.is_constant(value), node.describe(), ": folding reads non-constant input '", value, "'");
-    args.push_back(with_shape(g.constants.at(value), ph->shape()));
+    args.push_back(runtime::with_shape(g.constants.at(value), ph->shape()));
   }
   std::vector<runtime::NDArray> results = te::evaluate(dag, args);
   // A value keeps the ONNX shape shape inference gave it (a scalar stays
@@ -99,7 +88,7 @@ void fold(const Node& node, Graph& g) {
   for (size_t k = 0; k < names.size(); ++k) {
     auto it = g.values.find(names[k]);
     bool known = it != g.values.end() && it->second.shape_known;
-    runtime::NDArray r = known ? with_shape(results.at(k), it->second.shape) : results.at(k);
+    runtime::NDArray r = known ? runtime::with_shape(results.at(k), it->second.shape) : results.at(k);
     g.values[names[k]] = ValueInfo{r.dtype(), r.shape(), true};
     g.constants[names[k]] = std::move(r);
   }

@@ -77,6 +77,14 @@ void NDArray::fill_random(std::mt19937_64& rng, double lo, double hi) {
   }
 }
 
+NDArray with_shape(const NDArray& a, const std::vector<int64_t>& shape) {
+  if (a.shape() == shape) return a;
+  NDArray out(a.dtype(), shape);
+  internal_check(out.num_bytes() == a.num_bytes(), "with_shape: a different element count");
+  std::memcpy(out.raw(), a.raw(), a.num_bytes());
+  return out;
+}
+
 CompareResult all_close(const NDArray& actual, const NDArray& expected, double rtol, double atol) {
   CompareResult r;
   if (actual.shape() != expected.shape() || actual.dtype() != expected.dtype()) {

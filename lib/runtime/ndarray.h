@@ -41,6 +41,10 @@ class NDArray {
   std::shared_ptr<uint8_t[]> data_;
 };
 
+// a's values (row-major order unchanged) under another shape of the same
+// element count; InternalError when the counts differ.
+NDArray with_shape(const NDArray& a, const std::vector<int64_t>& shape);
+
 // Elementwise |a - b| <= atol + rtol * |b|; on failure a message naming the
 // first mismatching element and the count of mismatches.
 struct CompareResult {
