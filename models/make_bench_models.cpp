@@ -2,6 +2,7 @@
 // (`tunectl bench` without a model imports them, extracts their single task
 // and times its tuned kernel against oneDNN):
 //   gemm_1024.onnx        MatMul [1024,1024] x [1024,1024]
+//   gemm_4096.onnx        MatMul [4096,4096] x [4096,4096] (the GPU's SGEMM workload; no CPU row)
 //   conv3x3_resnet.onnx   Conv 1x64x56x56, 64 filters 3x3, pad 1, bias, Relu (ResNet-50 stage 1)
 //   conv1x1_resnet.onnx   Conv 1x64x56x56, 256 filters 1x1, bias, Relu (ResNet-50 stage 1 expansion)
 //   conv7x7_stem.onnx     Conv 1x3x224x224, 64 filters 7x7, stride 2, pad 3, bias, Relu (ResNet-50's stem)
@@ -70,6 +71,9 @@ int main(int argc, char** argv) {
   ModelBuilder gemm = start("gemm_1024", {{"A", {1024, 1024}}, {"B", {1024, 1024}}});
   gemm.node("MatMul", "matmul", {"A", "B"}, "output");
   finish(gemm, {1024, 1024}, dir + "gemm_1024.onnx");
+  ModelBuilder gemm_4096 = start("gemm_4096", {{"A", {4096, 4096}}, {"B", {4096, 4096}}});
+  gemm_4096.node("MatMul", "matmul", {"A", "B"}, "output");
+  finish(gemm_4096, {4096, 4096}, dir + "gemm_4096.onnx");
 
   conv_relu("conv3x3_resnet", {64, 64, 3, 56}, dir + "conv3x3_resnet.onnx");
   conv_relu("conv1x1_resnet", {64, 256, 1, 56}, dir + "conv1x1_resnet.onnx");

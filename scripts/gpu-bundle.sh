@@ -18,6 +18,7 @@ out=$(realpath -m "${1:-build-bundle}")
 jobs=${JOBS:-$(nproc)}
 max_bytes=$((40 << 20))
 
+mkdir -p "$out"
 echo "gpu-bundle: building tunectl with static LLVM in $out/build ($jobs jobs)"
 cmake -S . -B "$out/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTUNECTL_LLVM_STATIC=ON \
   -DCMAKE_EXE_LINKER_FLAGS="-Wl,--as-needed" >"$out/configure.log" 2>&1 || {
@@ -59,7 +60,8 @@ WRAPPER
   chmod +x "$bundle/$exe"
 done
 
-tar -C "$out" -cJf "$out/tunectl-bundle.tar.xz" tunectl-bundle
+# -9: a 64 MiB window, so the LLVM code both executables hold is stored once.
+XZ_OPT=-9 tar -C "$out" -cJf "$out/tunectl-bundle.tar.xz" tunectl-bundle
 size=$(stat -c %s "$out/tunectl-bundle.tar.xz")
 echo "gpu-bundle: $out/tunectl-bundle.tar.xz, $((size >> 20)) MiB" \
   "($(du -sm "$bundle" | cut -f1) MiB unpacked, $(ls "$bundle/lib" | wc -l) libraries)"
