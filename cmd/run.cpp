@@ -33,6 +33,7 @@ struct RunOptions {
   std::string log;  // tuning log or folder: its best records schedule the subgraphs they cover
   std::string layout = "auto";
   bool profile = false;
+  bool emulate = false;
 };
 
 bool is_graph_input(const graph::Graph& g, const std::string& name) {
@@ -82,8 +83,9 @@ void run_model(const RunOptions& o) {
   for (const auto& spec : o.input_shapes) graph::parse_input_shape(spec, import_options);
   graph::ExecutorOptions executor_options;
   executor_options.backend = backend::make_backend(backend::resolve_target(o.target));
-  executor_options.backend->check_runs_here("run runs");
+  if (!o.emulate) executor_options.backend->check_runs_here("run runs");
   executor_options.profile = o.profile;
+  executor_options.emulate = o.emulate;
   TuningLogs logs;
   LogCoverage coverage;
   if (!o.log.empty()) {
@@ -126,6 +128,9 @@ void register_run(CLI::App& app) {
   sub->add_option("--log", options->log, "a tuning log (or folder of logs): its best records schedule the tasks they cover");
   add_layout_option(sub, options->layout);
   sub->add_flag("--profile", options->profile, "print the time of every subgraph");
+  sub->add_flag("--emulate", options->emulate,
+                "run every kernel in the target's emulator on this CPU (the GPU emulator for cuda): slow, but needs "
+                "no device");
   sub->callback([options] { run_model(*options); });
 }
 

@@ -55,9 +55,9 @@ ExecutorSchedule schedules_from_log(const TuningLogs& logs, LogCoverage& coverag
     const std::string key = dag->workload_key();
     coverage.seen.insert(key);
     auto it = logs.best.find(key);
-    if (it == logs.best.end()) return schedule::State::initial(dag);
+    if (it == logs.best.end()) return std::optional<schedule::State>();
     coverage.covered.insert(key);
-    return schedule::replay(dag, it->second.steps);
+    return std::optional<schedule::State>(schedule::replay(dag, it->second.steps));
   };
 }
 

@@ -19,7 +19,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 dest=$(realpath -m "${1:?usage: gpu-checks.sh OUT_DIR [TUNE_SECONDS]}")
-tune_seconds=${2:-45}
+tune_seconds=${2:-100}
 out=$dest/gpu-checks
 mkdir -p "$out"
 work=$(mktemp -d)
@@ -59,7 +59,8 @@ step bench_small_cnn 120 "$t" bench models/small_cnn.onnx --target cuda --log "$
 # (relative error of the whole output in float64).
 for model in "$light"/*.onnx; do
   name=$(basename "$model" .onnx)
-  input=$(python3 -c 'import onnx,sys; print(onnx.load(sys.argv[1]).graph.input[0].name)' "$model")
+  input=$(python3 -c 'import onnx,sys; g = onnx.load(sys.argv[1]).graph
+print(next(i.name for i in g.input if i.name not in {t.name for t in g.initializer}))' "$model")
   step "run_$name" 180 bash -c "'$t' run '$model' --target cuda --input '$input=$light/${name}_input_0.pb' \
     --output-dir '$work/$name' && python3 scripts/compare_tensors.py '$light/${name}_output_0.pb' '$work/$name'/*.pb"
 done

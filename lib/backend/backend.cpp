@@ -1,5 +1,7 @@
 #include "backend/backend.h"
 
+#include <cstring>
+
 #include "backend/cuda_backend.h"
 #include "backend/llvm_backend.h"
 #include "ir/error.h"
@@ -46,6 +48,46 @@ CheckRun check_run(const Backend& backend, const lower::LoweredFunc& func) {
     };
   }
   return c;
+}
+
+namespace {
+
+class EmulatedKernel : public runtime::Kernel {
+ public:
+  EmulatedKernel(std::shared_ptr<const Backend> backend, lower::LoweredFunc func)
+      : backend_(std::move(backend)), func_(std::move(func)) {
+    for (const ir::Buffer& b : func_.args) layouts_.push_back(b);
+    // A prepacked argument comes in its placeholder's layout.
+    for (const lower::InputPacking& p : func_.packings) layouts_.at(p.arg) = p.func.args.at(0);
+  }
+  const std::string& name() const override { return func_.name; }
+  void run(void* const* args) const override {
+    std::vector<runtime::NDArray> arrays;
+    std::vector<runtime::NDArray*> pointers;
+    arrays.reserve(layouts_.size());
+    for (size_t i = 0; i < layouts_.size(); ++i) {
+      arrays.emplace_back(layouts_[i]->dtype, layouts_[i]->shape);
+      std::memcpy(arrays.back().raw(), args[i], arrays.back().num_bytes());
+      pointers.push_back(&arrays.back());
+    }
+    backend_->emulate(func_, pointers);
+    for (size_t i = 0; i < layouts_.size(); ++i) std::memcpy(args[i], arrays[i].raw(), arrays[i].num_bytes());
+  }
+  std::vector<void*> pack_inputs(std::vector<void*> args, std::vector<runtime::NDArray>&) const override {
+    return args;
+  }
+  std::vector<int> packed_args() const override { return {}; }
+
+ private:
+  std::shared_ptr<const Backend> backend_;
+  lower::LoweredFunc func_;
+  std::vector<ir::Buffer> layouts_;  // of each argument as run() takes it
+};
+
+}  // namespace
+
+std::unique_ptr<runtime::Kernel> emulated_kernel(std::shared_ptr<const Backend> backend, lower::LoweredFunc func) {
+  return std::make_unique<EmulatedKernel>(std::move(backend), std::move(func));
 }
 
 std::shared_ptr<const Backend> host_backend() {

@@ -50,6 +50,9 @@ class Backend {
   // What emit() can show, and the text of one of them.
   virtual std::vector<std::string> emit_kinds() const = 0;
   virtual std::string emit(const lower::LoweredFunc& func, const std::string& kind) const = 0;
+  // The schedule of a task nothing better is known for (no log record):
+  // the DAG as written (llvm), schedule/gpu_default_schedule.h (cuda).
+  virtual schedule::State default_schedule(std::shared_ptr<const te::ComputeDAG> dag) const = 0;
   // Why this machine cannot run the target's code ("this machine's CPU
   // lacks avx512f ..."), or nullopt when it can.
   virtual std::optional<std::string> why_not_here() const = 0;
@@ -74,6 +77,12 @@ struct CheckRun {
   std::optional<std::string> emulated_because;  // why_not_here() when emulated
 };
 CheckRun check_run(const Backend& backend, const lower::LoweredFunc& func);
+
+// A kernel that runs func in the backend's emulate() on copies of its
+// arguments: slow, but it runs a target's code (a whole model's, with
+// `run --emulate`) where this machine cannot. Prepacked inputs are taken in
+// their placeholder layout and packed on every call (packed_args is empty).
+std::unique_ptr<runtime::Kernel> emulated_kernel(std::shared_ptr<const Backend> backend, lower::LoweredFunc func);
 
 // Parses and resolves a target string ("llvm", "llvm -mcpu=x86-64-v3", ...;
 // target.h) with the backend of its kind. UserError for a bad string.

@@ -10,6 +10,7 @@
 #include "lower/interpreter.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/cuda_kernel.h"
+#include "schedule/gpu_default_schedule.h"
 
 namespace tunectl::backend {
 
@@ -90,6 +91,10 @@ std::string CudaBackend::emit(const lower::LoweredFunc& func, const std::string&
            std::to_string(l.block[2]) + "\n" + codegen::cuda::resources_report(binary.compiled);
   }
   internal_fail("the cuda backend cannot emit '", kind, "'");
+}
+
+schedule::State CudaBackend::default_schedule(std::shared_ptr<const te::ComputeDAG> dag) const {
+  return schedule::gpu_default_schedule(std::move(dag));
 }
 
 std::optional<std::string> CudaBackend::why_not_here() const {

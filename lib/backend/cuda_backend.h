@@ -31,6 +31,7 @@ class CudaBackend final : public Backend {
   nlohmann::json launch_config(const lower::LoweredFunc& func) const override;
   std::vector<std::string> emit_kinds() const override { return {"cuda", "ptx", "resources"}; }
   std::string emit(const lower::LoweredFunc& func, const std::string& kind) const override;
+  schedule::State default_schedule(std::shared_ptr<const te::ComputeDAG> dag) const override;
   std::optional<std::string> why_not_here() const override;
   void emulate(const lower::LoweredFunc& func, const std::vector<runtime::NDArray*>& args) const override;
 };

@@ -24,6 +24,10 @@ std::string LlvmBackend::emit(const lower::LoweredFunc& func, const std::string&
   internal_fail("the llvm backend cannot emit '", kind, "'");
 }
 
+schedule::State LlvmBackend::default_schedule(std::shared_ptr<const te::ComputeDAG> dag) const {
+  return schedule::State::initial(std::move(dag));
+}
+
 std::optional<std::string> LlvmBackend::why_not_here() const {
   const std::vector<std::string> missing = codegen::missing_host_features(target());
   if (missing.empty()) return std::nullopt;

@@ -20,6 +20,7 @@ class LlvmBackend final : public Backend {
   nlohmann::json launch_config(const lower::LoweredFunc&) const override { return nullptr; }
   std::vector<std::string> emit_kinds() const override { return {"llvm", "asm"}; }
   std::string emit(const lower::LoweredFunc& func, const std::string& kind) const override;
+  schedule::State default_schedule(std::shared_ptr<const te::ComputeDAG> dag) const override;
   std::optional<std::string> why_not_here() const override;
   void emulate(const lower::LoweredFunc& func, const std::vector<runtime::NDArray*>& args) const override;
 };

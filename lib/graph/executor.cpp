@@ -85,8 +85,11 @@ void Executor::Impl::compile() {
     const std::string key = sg.dag->workload_key();
     auto it = kernels.find(key);
     if (it == kernels.end()) {
-      schedule::State state = options.schedule ? options.schedule(sg.dag) : schedule::State::initial(sg.dag);
-      it = kernels.emplace(key, backend->build(lower::lower(state, kernel_symbol(sg.name), backend->target()))).first;
+      std::optional<schedule::State> state = options.schedule ? options.schedule(sg.dag) : std::nullopt;
+      if (!state) state = backend->default_schedule(sg.dag);
+      lower::LoweredFunc func = lower::lower(*state, kernel_symbol(sg.name), backend->target());
+      it = kernels.emplace(key, options.emulate ? backend::emulated_kernel(backend, std::move(func)) : backend->build(func))
+               .first;
     }
     // The partitioner promises placeholders in `inputs` order and outputs in
     // `outputs` order; check it, since a mix-up would silently swap buffers.
@@ -95,7 +98,8 @@ void Executor::Impl::compile() {
     internal_check(placeholders.size() == sg.inputs.size() && outs.size() == sg.outputs.size(), "subgraph ",
                    sg.name, ": ", placeholders.size(), " placeholders and ", outs.size(), " outputs for ",
                    sg.inputs.size(), " inputs and ", sg.outputs.size(), " outputs");
-    Launch launch{it->second.get(), {}, {}, {}};
+    Launch launch;
+    launch.kernel = it->second.get();
     auto add_arg = [&](const te::Tensor& t, const std::string& value) {
       const ValueInfo& info = graph.info(value);
       internal_check(t->shape() == te_shape(info.shape) && t->dtype() == info.dtype, "subgraph ", sg.name, ": tensor ",

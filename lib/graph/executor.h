@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,9 +24,13 @@ namespace tunectl::graph {
 struct ExecutorOptions {
   // Builds the kernels; default: the host CPU ("llvm").
   std::shared_ptr<const backend::Backend> backend;
-  // The schedule of each subgraph's DAG; default: the initial (naive) state.
-  std::function<schedule::State(const std::shared_ptr<const te::ComputeDAG>&)> schedule;
+  // The schedule of each subgraph's DAG; where it is null or gives nullopt,
+  // the backend's default_schedule.
+  std::function<std::optional<schedule::State>(const std::shared_ptr<const te::ComputeDAG>&)> schedule;
   bool profile = false;  // time every subgraph on each run
+  // Run every kernel in the backend's emulator (backend::emulated_kernel):
+  // a target's code where this machine cannot run it.
+  bool emulate = false;
 };
 
 struct SubgraphTime {

@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "schedule/gpu_default_schedule.h"
 #include "schedule/state.h"
 #include "target/target.h"
 
@@ -25,13 +26,6 @@ struct GpuTile {
 // matmul (ops registry: M, N, K) scheduled as above: i and j tiled by ti
 // and tj, k split by k_inner; shared tiles of A and B when `shared`.
 State gpu_matmul(int64_t m, int64_t n, int64_t k, GpuTile ti, GpuTile tj, int64_t k_inner, bool shared = true);
-
-// Any DAG's plain GPU schedule (TVM's default for an unscheduled GPU op):
-// every stage but the last inlined where it can be, else computed per
-// thread at the last stage's thread loop, else by every thread whole at the
-// root (softmax's max, read by two stages); the last stage's space loops
-// fused, split by 64 and bound to blockIdx.x and threadIdx.x.
-State gpu_default_schedule(std::shared_ptr<const te::ComputeDAG> dag);
 
 // The cuda target of the built-in table for arch, without asking any device.
 target::Target cuda_target(const std::string& arch = "sm_90");

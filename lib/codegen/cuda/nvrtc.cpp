@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 
+#include "codegen/cuda/compile_process.h"
 #include "ir/error.h"
 #include "runtime/cuda_library.h"
 
@@ -148,11 +149,13 @@ std::map<std::string, KernelResources> parse_ptxas_report(const std::string& log
   return out;
 }
 
-CompiledCuda nvrtc_compile(const std::string& source, const std::string& name, const std::string& arch) {
+namespace {
+
+CompiledCuda compile_here(const CompileRequest& request) {
   const Nvrtc& n = checked_nvrtc();
-  // NVRTC keeps global state that is not documented as thread-safe.
-  static std::mutex mutex;
-  std::lock_guard<std::mutex> lock(mutex);
+  const std::string& name = request.name;
+  const std::string& source = request.source;
+  const std::string& arch = request.arch;
   Program program(n, source, name + ".cu");
   const std::string arch_option = "--gpu-architecture=" + arch;
   const char* options[] = {arch_option.c_str(), "--std=c++17", "--ptxas-options=-v"};
@@ -177,6 +180,23 @@ CompiledCuda nvrtc_compile(const std::string& source, const std::string& name, c
   check_call(n, n.GetCUBINSize(program.get(), &size), "GetCUBINSize", name);
   out.cubin.resize(size);
   check_call(n, n.GetCUBIN(program.get(), out.cubin.data()), "GetCUBIN", name);
+  out.resources = parse_ptxas_report(out.log);
+  return out;
+}
+
+}  // namespace
+
+CompiledCuda nvrtc_compile(const std::string& source, const std::string& name, const std::string& arch) {
+  // Loaded before a helper is forked: dlopen in the child of a threaded
+  // process could wait forever on a lock another thread held at the fork.
+  checked_nvrtc();
+  // NVRTC keeps global state that is not documented as thread-safe, and a
+  // helper serves one request at a time.
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  const CompileRequest request{source, name, arch};
+  if (!compiles_in_helper()) return compile_here(request);
+  CompiledCuda out = compile_in_helper(request, compile_here);
   out.resources = parse_ptxas_report(out.log);
   return out;
 }
