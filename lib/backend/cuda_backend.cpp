@@ -4,6 +4,7 @@
 
 #include "codegen/cuda/cuda_codegen.h"
 #include "codegen/cuda/cuda_source.h"
+#include "codegen/cuda/nvrtc.h"
 #include "ir/error.h"
 #include "lower/launch_dims.h"
 #include "lower/gpu_emulator.h"
@@ -54,6 +55,8 @@ target::Target resolve_cuda_target(const target::TargetSpec& spec, const std::st
   t.features = {t.gpu.arch};
   return t;
 }
+
+CudaBackend::CudaBackend(target::Target target) : Backend(std::move(target)) { codegen::cuda::start_nvrtc_helper(); }
 
 std::unique_ptr<runtime::Kernel> CudaBackend::build(const lower::LoweredFunc& func) const {
   user_check(func.packings.empty(), "kernel ", func.name,

@@ -16,7 +16,8 @@ target::Target resolve_cuda_target(const target::TargetSpec& spec, const std::st
 
 class CudaBackend final : public Backend {
  public:
-  using Backend::Backend;
+  // Starts the NVRTC helper (codegen/cuda/nvrtc.h) before anything runs.
+  explicit CudaBackend(target::Target target);
   // A runtime::CudaKernel (runtime/cuda_kernel.h): compiled (and refused
   // when it spills) first, then loaded, which needs a device: UserError
   // "no CUDA driver or device" without one.

@@ -4,8 +4,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
-
 #include <nlohmann/json.hpp>
 
 #include "ir/error.h"
@@ -204,22 +202,16 @@ std::optional<target::GpuFacts> cuda_device(std::string* why) {
   return p.facts;
 }
 
-namespace {
-std::atomic<bool> driver_opened{false};
-}  // namespace
-
 const CudaDriver& CudaDriver::get() {
   static const std::optional<CudaDriver> driver = [] {
     std::string why;
     std::optional<CudaDriver> d = open_driver(why);
     user_check(d.has_value(), "running CUDA kernels needs a GPU: ", why);
-    driver_opened = true;
     return d;
   }();
   return *driver;
 }
 
-bool CudaDriver::opened_here() { return driver_opened; }
 
 void CudaDriver::check(CUresult r, const char* what) const {
   if (r != 0) user_fail(what, ": ", error_text(GetErrorString, r));

@@ -41,9 +41,6 @@ using CUevent = struct CUevent_st*;
 // there is none.
 struct CudaDriver {
   static const CudaDriver& get();
-  // Whether get() has opened the driver in this process (or in the parent
-  // this process was forked from).
-  static bool opened_here();
 
   // Throws UserError "<what>: <driver's error text>" when r is not success.
   void check(CUresult r, const char* what) const;

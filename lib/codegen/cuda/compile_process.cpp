@@ -85,7 +85,7 @@ struct Helper {
   int fd = -1;
 };
 
-Helper start_helper(CompileFn compile) {
+Helper fork_helper(CompileFn compile) {
   int fds[2];
   system_check(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0, "cannot start the NVRTC helper",
                "socketpair");
@@ -121,25 +121,34 @@ int stop(Helper& h) {
   return status;
 }
 
+Helper& this_process_helper() {
+  static Helper h;
+  return h;
+}
+
 }  // namespace
 
-bool compiles_in_helper() { return !runtime::CudaDriver::opened_here() && runtime::cuda_device().has_value(); }
+bool compiles_in_helper() { return runtime::cuda_device().has_value(); }
+
+void start_helper(CompileFn compile) {
+  Helper& h = this_process_helper();
+  if (h.owner == getpid()) return;
+  // A forked child inherits its parent's helper: not its own to talk to.
+  if (h.owner != 0) close(h.fd);
+  h = fork_helper(compile);
+}
 
 CompiledCuda compile_in_helper(const CompileRequest& request, CompileFn compile) {
-  static Helper helper;
-  if (helper.owner != getpid()) {
-    // A forked child inherits its parent's helper: not its own to talk to.
-    if (helper.owner != 0) close(helper.fd);
-    helper = start_helper(compile);
-  }
+  start_helper(compile);
+  Helper& h = this_process_helper();
   std::string outcome, message;
   CompiledCuda out;
-  if (!exchange(helper, request, outcome, message, out)) {
+  if (!exchange(h, request, outcome, message, out)) {
     // Once more with a new one before calling it a failure.
-    stop(helper);
-    helper = start_helper(compile);
-    if (!exchange(helper, request, outcome, message, out)) {
-      const int status = stop(helper);
+    stop(h);
+    h = fork_helper(compile);
+    if (!exchange(h, request, outcome, message, out)) {
+      const int status = stop(h);
       user_fail("the NVRTC helper process ended while compiling ", request.name, " (wait status ", status, ")");
     }
   }

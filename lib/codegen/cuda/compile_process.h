@@ -1,11 +1,18 @@
-// NVRTC in a helper process. nvrtcCompileProgram starts the CUDA driver
-// (cuInit) when one is installed, and a process that has started the driver
-// cannot use CUDA in the children it forks: the measurement workers'
-// cuInit then fails ("initialization error"; seen on an H200, where every
-// candidate of a measured tune failed so). So a process that has not opened
-// the driver itself (runtime::CudaDriver::opened_here) but runs on a machine
-// with one compiles through a helper it forks once, which keeps its driver
-// to itself; everywhere else NVRTC runs in-process.
+// NVRTC in a helper process, on machines with a CUDA device. Seen on an
+// H200 (NVRTC 13.0, driver 580):
+// - nvrtcCompileProgram starts the driver (cuInit), and a process that has
+//   started it cannot use CUDA in the children it forks: every measurement
+//   worker's cuInit failed ("initialization error");
+// - in a process that has a CUDA context current, NVRTC's log holds no
+//   ptxas report, so no registers or spills to check (a third of a tune's
+//   candidates, and the kernels folder, failed so).
+// So there every process compiles through a helper, which keeps NVRTC's
+// driver to itself and never makes a context. The helper must be forked
+// while this process has not started CUDA either (a child inherits the
+// driver's state): the cuda backend starts it when it is made, before
+// anything runs, and a forked child (a measurement worker) starts its own
+// on its first compile, before it runs anything. On machines without a
+// device (CI) NVRTC runs in-process.
 #pragma once
 
 #include <string>
@@ -20,11 +27,14 @@ struct CompileRequest {
 
 using CompileFn = CompiledCuda (*)(const CompileRequest&);
 
-// Whether compiles of this process go through the helper (see above).
+// Whether compiles go through the helper: this machine has a CUDA device.
 bool compiles_in_helper();
 
-// compile(request) in this process's helper, forked on first use (again
-// in a forked child, which gets its own). UserError and InternalError
+// Forks this process's helper unless it has one (a forked child does not
+// share its parent's).
+void start_helper(CompileFn compile);
+
+// compile(request) in this process's helper, started if need be. UserError and InternalError
 // thrown there are thrown here with the same text; a helper that dies is a
 // UserError.
 CompiledCuda compile_in_helper(const CompileRequest& request, CompileFn compile);

@@ -10,13 +10,9 @@ CudaBinary compile_cuda(const lower::LoweredFunc& func, const target::Target& ta
   out.source = cuda_source(func);
   out.launch = lower::launch_dims(func);
   out.compiled = nvrtc_compile(out.source, func.name, target.gpu.arch);
-  auto it = out.compiled.resources.find(func.name);
-  if (it == out.compiled.resources.end()) {
-    // Seen once on an H200 (a measured tune, NVRTC 13.0): a compile whose
-    // log held no ptxas report at all. Once more, then the candidate's error.
-    out.compiled = nvrtc_compile(out.source, func.name, target.gpu.arch);
-    it = out.compiled.resources.find(func.name);
-  }
+  const auto it = out.compiled.resources.find(func.name);
+  // (NVRTC leaves the report out in a process with a CUDA context current;
+  // compile_process.h keeps it from compiling there.)
   user_check(it != out.compiled.resources.end(), "NVRTC gave no ptxas report for kernel ", func.name,
              " (compiler log: '", out.compiled.log, "')");
   const KernelResources& r = it->second;

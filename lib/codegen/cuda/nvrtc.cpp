@@ -186,6 +186,11 @@ CompiledCuda compile_here(const CompileRequest& request) {
 
 }  // namespace
 
+void start_nvrtc_helper() {
+  if (!compiles_in_helper() || !nvrtc_available()) return;
+  start_helper(compile_here);
+}
+
 CompiledCuda nvrtc_compile(const std::string& source, const std::string& name, const std::string& arch) {
   // Loaded before a helper is forked: dlopen in the child of a threaded
   // process could wait forever on a lock another thread held at the fork.

@@ -42,6 +42,11 @@ std::string nvrtc_version();
 // compile (generated code is valid by construction).
 CompiledCuda nvrtc_compile(const std::string& source, const std::string& name, const std::string& arch);
 
+// On a machine with a CUDA device, forks the process that runs this
+// process's compiles (compile_process.h) now, while nothing here has
+// started CUDA; elsewhere nothing.
+void start_nvrtc_helper();
+
 // The report of ptxas -v, by kernel (exposed for its test).
 std::map<std::string, KernelResources> parse_ptxas_report(const std::string& log);
 
