@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <csignal>
 #include <cstdint>
 #include <cstring>
@@ -97,6 +98,10 @@ Helper fork_helper(CompileFn compile) {
     // of the other end has closed it or died (not PR_SET_PDEATHSIG, which
     // fires when the forking thread ends, however long the process lives).
     std::signal(SIGINT, SIG_IGN);
+    // NVRTC hands PTX to the driver's JIT whenever cuInit succeeds, and
+    // then its log has no ptxas report; with no device visible here it
+    // runs its own ptxas (as on machines without a driver) and reports.
+    setenv("CUDA_VISIBLE_DEVICES", "-1", 1);
     if (fds[1] != 3) dup2(fds[1], 3);
     close_range(4, ~0U, 0);
     serve(3, compile);

@@ -3,16 +3,18 @@
 // - nvrtcCompileProgram starts the driver (cuInit), and a process that has
 //   started it cannot use CUDA in the children it forks: every measurement
 //   worker's cuInit failed ("initialization error");
-// - in a process that has a CUDA context current, NVRTC's log holds no
-//   ptxas report, so no registers or spills to check (a third of a tune's
-//   candidates, and the kernels folder, failed so).
-// So there every process compiles through a helper, which keeps NVRTC's
-// driver to itself and never makes a context. The helper must be forked
-// while this process has not started CUDA either (a child inherits the
-// driver's state): the cuda backend starts it when it is made, before
-// anything runs, and a forked child (a measurement worker) starts its own
-// on its first compile, before it runs anything. On machines without a
-// device (CI) NVRTC runs in-process.
+// - once cuInit has succeeded in a process, NVRTC's logs there hold no
+//   ptxas report (it hands the PTX to the driver's JIT, we infer), so no
+//   registers or spills to check: a third of a measured tune's candidates
+//   and every kernels folder failed so.
+// So there every process compiles through a helper in which no device is
+// visible (CUDA_VISIBLE_DEVICES=-1: cuInit fails, and NVRTC runs its own
+// ptxas as on machines without a driver). The helper must be forked while
+// this process has not started CUDA (a child inherits the driver's state):
+// the cuda backend starts it when it is made, before anything runs, and a
+// forked child (a measurement worker) starts its own on its first compile,
+// before it runs anything. On machines without a device (CI) NVRTC runs
+// in-process.
 #pragma once
 
 #include <string>
