@@ -97,6 +97,19 @@ if ! ldconfig -p | grep -q 'libcuda\.so\.1'; then
     expect 2 "no CUDA driver or device was found" -- "$tunectl" $cmd "$model" --target cuda $extra
   done
 fi
+# The whole model's CUDA kernels in the GPU emulator, with the default GPU
+# schedules and with the committed CUDA log's, print the CPU's outputs (6
+# significant digits of the first values).
+input=$repo/models/small_cnn_input_0.pb
+cpu_out=$("$tunectl" run "$model" --input "input=$input" --output-dir "$work/cpu-out" | grep '^output')
+emulated_default=$("$tunectl" run "$model" --target cuda --emulate --input "input=$input" \
+  --output-dir "$work/emulated-default" | grep '^output')
+emulated_tuned=$("$tunectl" run "$model" --target cuda --emulate --input "input=$input" \
+  --log "$repo/tuning_logs/small_cnn.cuda.json" --output-dir "$work/emulated-tuned" | grep '^output')
+check "run --target cuda --emulate (default GPU schedules) prints the CPU's outputs" \
+  test -n "$cpu_out" -a "$emulated_default" = "$cpu_out"
+check "run --target cuda --emulate (the CUDA log's kernels) prints the CPU's outputs" \
+  test "$emulated_tuned" = "$cpu_out"
 expect 0 "every task constructed" -- "$tunectl" tune "$model" --target llvm --search construct \
   --log "$work/construct-llvm.log.json" --kernels "$work/construct-llvm"
 check "constructed CPU records are marked estimated" grep -q '"estimated":true' "$work/construct-llvm.log.json"
