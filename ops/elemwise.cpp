@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <optional>
 
 #include "ir/error.h"
@@ -105,6 +106,68 @@ te::Tensor neg(const te::Tensor& x, const std::string& name) {
 
 te::Tensor abs(const te::Tensor& x, const std::string& name) {
   return unary(x, name, [](Expr v) { return call(ir::MathFunc::abs, v); });
+}
+
+te::Tensor log(const te::Tensor& x, const std::string& name) {
+  return unary(x, name, [](Expr v) { return call(ir::MathFunc::log, v); });
+}
+
+te::Tensor floor(const te::Tensor& x, const std::string& name) {
+  return unary(x, name, [](Expr v) { return call(ir::MathFunc::floor, v); });
+}
+
+te::Tensor ceil(const te::Tensor& x, const std::string& name) {
+  return unary(x, name, [](Expr v) { return call(ir::MathFunc::ceil, v); });
+}
+
+te::Tensor round(const te::Tensor& x, const std::string& name) {
+  return unary(x, name, [](Expr v) { return call(ir::MathFunc::round, v); });
+}
+
+te::Tensor sin(const te::Tensor& x, const std::string& name) {
+  return unary(x, name, [](Expr v) { return call(ir::MathFunc::sin, v); });
+}
+
+te::Tensor cos(const te::Tensor& x, const std::string& name) {
+  return unary(x, name, [](Expr v) { return call(ir::MathFunc::cos, v); });
+}
+
+te::Tensor sign(const te::Tensor& x, const std::string& name) {
+  return unary(x, name, [](Expr v) {
+    const ir::DType t = v.dtype();
+    return ir::make_select(v > ir::make_zero(t), ir::make_const(t, 1),
+                           ir::make_select(v < ir::make_zero(t), ir::make_const(t, -1), ir::make_zero(t)));
+  });
+}
+
+te::Tensor is_nan(const te::Tensor& x, const std::string& name) {
+  user_check(ir::is_float(x->dtype()), name, ": needs a float input, '", x->name, "' is ",
+             ir::to_string(x->dtype()));
+  return te::compute(
+      name, x->shape(),
+      [&](const std::vector<ir::Var>& i) {
+        Expr v = te::read(x, {i.begin(), i.end()});
+        return ir::make_ne(v, v);
+      },
+      "elemwise", ir::DType::Bool);
+}
+
+te::Tensor is_inf(const te::Tensor& x, bool negative, bool positive, const std::string& name) {
+  user_check(ir::is_float(x->dtype()), name, ": needs a float input, '", x->name, "' is ",
+             ir::to_string(x->dtype()));
+  return te::compute(
+      name, x->shape(),
+      [&](const std::vector<ir::Var>& i) {
+        Expr v = te::read(x, {i.begin(), i.end()});
+        const double inf = std::numeric_limits<double>::infinity();
+        Expr pos = ir::make_eq(v, ir::make_const(v.dtype(), inf));
+        Expr neg = ir::make_eq(v, ir::make_const(v.dtype(), -inf));
+        if (negative && positive) return ir::make_or(pos, neg);
+        if (positive) return pos;
+        if (negative) return neg;
+        return ir::make_bool(false);
+      },
+      "elemwise", ir::DType::Bool);
 }
 
 te::Tensor leaky_relu(const te::Tensor& x, double alpha, const std::string& name) {
@@ -254,6 +317,29 @@ te::Tensor maximum(const te::Tensor& a, const te::Tensor& b, const std::string& 
 }
 te::Tensor minimum(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
   return binary(a, b, name, [](Expr x, Expr y) { return ir::make_min(x, y); });
+}
+
+te::Tensor mod(const te::Tensor& a, const te::Tensor& b, bool fmod, const std::string& name) {
+  if (ir::is_float(a->dtype())) {
+    user_check(fmod, name, ": a float remainder needs fmod = 1");
+    // x - y trunc(x / y), trunc rounding toward zero.
+    return binary(a, b, name, [](Expr x, Expr y) {
+      Expr q = x / y;
+      Expr trunc = ir::make_select(q < ir::make_zero(q.dtype()), ir::make_call(ir::MathFunc::ceil, {q}),
+                                   ir::make_call(ir::MathFunc::floor, {q}));
+      return x - y * trunc;
+    });
+  }
+  user_check(ir::is_int(a->dtype()), name, ": the remainder needs numeric operands");
+  if (!fmod) return binary(a, b, name, [](Expr x, Expr y) { return x % y; });
+  // The IR's floor remainder has the divisor's sign: moved to the
+  // dividend's where they differ and it is not zero.
+  return binary(a, b, name, [](Expr x, Expr y) {
+    Expr zero = ir::make_zero(x.dtype());
+    Expr r = x % y;
+    Expr signs_differ = ir::make_ne(r < zero, x < zero);
+    return ir::make_select(ir::make_and(ir::make_ne(r, zero), signs_differ), r - y, r);
+  });
 }
 
 }  // namespace tunectl::ops

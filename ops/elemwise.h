@@ -24,6 +24,18 @@ te::Tensor exp(const te::Tensor& x, const std::string& name = "exp");
 te::Tensor sqrt(const te::Tensor& x, const std::string& name = "sqrt");
 te::Tensor neg(const te::Tensor& x, const std::string& name = "neg");
 te::Tensor abs(const te::Tensor& x, const std::string& name = "abs");
+te::Tensor log(const te::Tensor& x, const std::string& name = "log");
+te::Tensor floor(const te::Tensor& x, const std::string& name = "floor");
+te::Tensor ceil(const te::Tensor& x, const std::string& name = "ceil");
+// Half to even, as ONNX's Round.
+te::Tensor round(const te::Tensor& x, const std::string& name = "round");
+te::Tensor sin(const te::Tensor& x, const std::string& name = "sin");
+te::Tensor cos(const te::Tensor& x, const std::string& name = "cos");
+// -1, 0 or 1 in x's type.
+te::Tensor sign(const te::Tensor& x, const std::string& name = "sign");
+// Bool results: x is NaN; x is an infinity (of the signs asked for).
+te::Tensor is_nan(const te::Tensor& x, const std::string& name = "is_nan");
+te::Tensor is_inf(const te::Tensor& x, bool negative = true, bool positive = true, const std::string& name = "is_inf");
 // x for x > 0, alpha * x otherwise.
 te::Tensor leaky_relu(const te::Tensor& x, double alpha = 0.01, const std::string& name = "leaky_relu");
 
@@ -36,6 +48,9 @@ te::Tensor div(const te::Tensor& a, const te::Tensor& b, const std::string& name
 te::Tensor pow(const te::Tensor& a, const te::Tensor& b, const std::string& name = "pow");
 te::Tensor maximum(const te::Tensor& a, const te::Tensor& b, const std::string& name = "maximum");
 te::Tensor minimum(const te::Tensor& a, const te::Tensor& b, const std::string& name = "minimum");
+// The remainder of a / b. Integers: with the divisor's sign (Python's %), or
+// with fmod the dividend's (C's %); floats only with fmod (C's fmod).
+te::Tensor mod(const te::Tensor& a, const te::Tensor& b, bool fmod, const std::string& name = "mod");
 
 // The activations of mobile and detection networks, as ONNX defines them.
 // max(0, min(1, alpha x + beta)).

@@ -34,7 +34,10 @@ namespace tunectl::graph {
   X(Softplus, Elementwise) X(Softsign, Elementwise) X(Mish, Elementwise)                                 \
   X(ThresholdedRelu, Elementwise) X(Equal, Elementwise) X(Greater, Elementwise) X(Less, Elementwise)      \
   X(GreaterOrEqual, Elementwise) X(LessOrEqual, Elementwise) X(And, Elementwise) X(Or, Elementwise)      \
-  X(Xor, Elementwise) X(Not, Elementwise) X(Flatten, Injective) X(Reshape, Injective)                           \
+  X(Xor, Elementwise) X(Not, Elementwise) X(Abs, Elementwise) X(Log, Elementwise)                       \
+  X(Floor, Elementwise) X(Ceil, Elementwise) X(Round, Elementwise) X(Sin, Elementwise)                   \
+  X(Cos, Elementwise) X(Sign, Elementwise) X(IsNaN, Elementwise) X(IsInf, Elementwise)                   \
+  X(Mod, Elementwise) X(Mean, Elementwise) X(Flatten, Injective) X(Reshape, Injective)                   \
   X(Transpose, Injective) X(Concat, Injective) X(Split, Injective) X(Slice, Injective)                    \
   X(Gather, Injective) X(Unsqueeze, Injective) X(Squeeze, Injective) X(Pad, Injective)                   \
   X(Expand, Injective) X(DepthToSpace, Injective) X(SpaceToDepth, Injective) X(Tile, Injective)          \

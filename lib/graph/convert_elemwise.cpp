@@ -2,7 +2,8 @@
 // mobile and detection networks included: HardSigmoid, HardSwish, PRelu, Elu,
 // Selu, Celu, Softplus, Softsign, Mish, ThresholdedRelu), arithmetic
 // with numpy broadcasting (opset 6's legacy broadcast attributes included),
-// variadic Sum/Max/Min, Clip, Where and Cast.
+// variadic Sum/Max/Min/Mean, Mod, rounding, Sign, Log, Sin, Cos, IsNaN,
+// IsInf, Clip, Where and Cast.
 #include <limits>
 
 #include "graph/convert_util.h"
@@ -56,13 +57,15 @@ Converter binary(Binary f) {
 }
 
 // Sum/Max/Min: a left fold of the binary op over every input.
-Converter variadic(Binary f) {
-  return [f](const NodeContext& c) {
+// f folded over the inputs; the result is named the output's name plus
+// `suffix` (for a converter that goes on from it).
+Converter variadic(Binary f, const std::string& suffix = "") {
+  return [f, suffix](const NodeContext& c) {
     c.check(c.num_inputs() >= 1, "needs at least one input");
-    if (c.num_inputs() == 1) return std::vector<te::Tensor>{ops::copy(c.in(0), c.out_name())};
+    if (c.num_inputs() == 1) return std::vector<te::Tensor>{ops::copy(c.in(0), c.out_name() + suffix)};
     te::Tensor acc = c.in(0);
     for (size_t i = 1; i < c.num_inputs(); ++i) {
-      std::string name = i + 1 == c.num_inputs() ? c.out_name() : c.out_name() + "_" + std::to_string(i);
+      std::string name = i + 1 == c.num_inputs() ? c.out_name() + suffix : c.out_name() + "_" + std::to_string(i);
       acc = f(acc, c.in(i), name);
     }
     return std::vector<te::Tensor>{acc};
@@ -160,6 +163,28 @@ void add_elemwise_converters(ConverterTable& t) {
   t["Sqrt"] = unary(ops::sqrt);
   t["Neg"] = unary(ops::neg);
   t["Reciprocal"] = unary(ops::reciprocal);
+  t["Abs"] = unary(ops::abs);
+  t["Log"] = unary(ops::log);
+  t["Floor"] = unary(ops::floor);
+  t["Ceil"] = unary(ops::ceil);
+  t["Round"] = unary(ops::round);
+  t["Sin"] = unary(ops::sin);
+  t["Cos"] = unary(ops::cos);
+  t["Sign"] = unary(ops::sign);
+  t["IsNaN"] = unary(ops::is_nan);
+  t["IsInf"] = [](const NodeContext& c) {
+    return std::vector<te::Tensor>{ops::is_inf(c.in(0), c.attr_int("detect_negative", 1) != 0,
+                                               c.attr_int("detect_positive", 1) != 0, c.out_name())};
+  };
+  t["Mod"] = [](const NodeContext& c) {
+    const bool fmod = c.attr_int("fmod", 0) != 0;
+    c.check(fmod || !ir::is_float(c.in(0)->dtype()), "attribute 'fmod' = 0 takes integers; float inputs need fmod = 1");
+    return std::vector<te::Tensor>{ops::mod(c.in(0), c.in(1), fmod, c.out_name())};
+  };
+  // Sum's variadic broadcast, over the count of inputs.
+  t["Mean"] = [sum = variadic(ops::add, "_sum")](const NodeContext& c) {
+    return std::vector<te::Tensor>{ops::scale(sum(c).at(0), 1.0 / static_cast<double>(c.num_inputs()), c.out_name())};
+  };
   t["Add"] = binary(ops::add);
   t["Sub"] = binary(ops::sub);
   t["Mul"] = binary(ops::mul);

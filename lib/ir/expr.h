@@ -67,6 +67,8 @@ const char* to_string(ExprKind k);
   X(floor, 1)                 \
   X(ceil, 1)                  \
   X(round, 1)                 \
+  X(sin, 1)                   \
+  X(cos, 1)                   \
   X(pow, 2)
 
 enum class MathFunc : uint8_t {

@@ -37,6 +37,8 @@ F eval_math(MathFunc f, F x, F y) {
     case MathFunc::floor: return std::floor(x);
     case MathFunc::ceil: return std::ceil(x);
     case MathFunc::round: return std::nearbyint(x);
+    case MathFunc::sin: return std::sin(x);
+    case MathFunc::cos: return std::cos(x);
     case MathFunc::pow: return std::pow(x, y);
   }
   internal_fail("bad math function");

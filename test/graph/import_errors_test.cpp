@@ -6,6 +6,7 @@
 
 #include "graph/import.h"
 #include "graph/import_test_util.h"
+#include "graph/partition.h"
 #include "ir/error.h"
 
 namespace tunectl::graph {
@@ -99,6 +100,13 @@ TEST_CASE("import errors: operators, domains, opsets and attributes", "[error]")
     to2->set_i(onnx::TensorProto::FLOAT);
     test::save_model(m, dir.file("m.onnx"));
     CHECK_THROWS_WITH(import_onnx(dir.file("m.onnx")), Catch::Contains("value 'h' has element type FLOAT16"));
+  }
+  SECTION("a float remainder without fmod") {
+    test::add_node(m, "Mod", {"x", "x"}, {"y"}, "mod");
+    test::save_model(m, dir.file("m.onnx"));
+    // Operators become compute definitions when the graph is partitioned.
+    CHECK_THROWS_WITH(partition(import_onnx(dir.file("m.onnx"))),
+                      Catch::Contains("node 'mod' (Mod): attribute 'fmod' = 0 takes integers"));
   }
   SECTION("shape mismatch") {
     auto* b = m.mutable_graph()->add_initializer();

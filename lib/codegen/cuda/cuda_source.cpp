@@ -75,6 +75,8 @@ const char* math_name(MathFunc f, DType t) {
     case MathFunc::floor: return f32 ? "floorf" : "floor";
     case MathFunc::ceil: return f32 ? "ceilf" : "ceil";
     case MathFunc::round: return f32 ? "rintf" : "rint";  // half to even
+    case MathFunc::sin: return f32 ? "sinf" : "sin";
+    case MathFunc::cos: return f32 ? "cosf" : "cos";
     case MathFunc::pow: return f32 ? "powf" : "pow";
   }
   internal_fail("cuda codegen: no CUDA function for ", to_string(f));

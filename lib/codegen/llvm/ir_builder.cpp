@@ -397,6 +397,8 @@ llvm::Value* Emitter::emit_call(const ir::CallNode* op) {
     case ir::MathFunc::floor: return fp ? intrinsic(llvm::Intrinsic::floor) : args[0];
     case ir::MathFunc::ceil: return fp ? intrinsic(llvm::Intrinsic::ceil) : args[0];
     case ir::MathFunc::round: return fp ? intrinsic(llvm::Intrinsic::roundeven) : args[0];
+    case ir::MathFunc::sin: return intrinsic(llvm::Intrinsic::sin);
+    case ir::MathFunc::cos: return intrinsic(llvm::Intrinsic::cos);
     case ir::MathFunc::pow: return intrinsic(llvm::Intrinsic::pow);
     case ir::MathFunc::abs:
       if (fp) return intrinsic(llvm::Intrinsic::fabs);
