@@ -1,7 +1,11 @@
 #include "ops/reduce.h"
 
+#include <functional>
+
 #include "ir/error.h"
+#include "ops/elemwise.h"
 #include "ops/op_util.h"
+#include "ops/transform.h"
 
 namespace tunectl::ops {
 
@@ -9,8 +13,9 @@ namespace {
 
 using ir::Expr;
 
+// `op` over f(x) of the reduced axes.
 te::Tensor reduce(const te::Tensor& x, const std::vector<int64_t>& axes_in, bool keepdims, ir::ReduceOp op,
-                  bool mean, const std::string& name) {
+                  const std::function<Expr(Expr, int64_t count)>& f, const std::string& name) {
   const auto& s = x->shape();
   std::vector<bool> reduced(s.size(), axes_in.empty());
   for (int64_t a : axes_in) {
@@ -45,27 +50,74 @@ te::Tensor reduce(const te::Tensor& x, const std::vector<int64_t>& axes_in, bool
             idx.push_back(i[j++]);
           }
         }
-        Expr v = te::read(x, idx);
-        if (mean) v = v * ir::make_const(v.dtype(), 1.0 / static_cast<double>(count));
-        return ir::make_reduce(op, v, raxes);
+        return ir::make_reduce(op, f(te::read(x, idx), count), raxes);
       },
       "reduce", x->dtype());
+}
+
+Expr identity(Expr v, int64_t) { return v; }
+
+void check_float(const te::Tensor& x, const std::string& name) {
+  user_check(ir::is_float(x->dtype()), name, ": input must be float");
 }
 
 }  // namespace
 
 te::Tensor reduce_sum(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims, const std::string& name) {
-  return reduce(x, axes, keepdims, ir::ReduceOp::Sum, false, name);
+  return reduce(x, axes, keepdims, ir::ReduceOp::Sum, identity, name);
 }
 
 te::Tensor reduce_mean(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims,
                        const std::string& name) {
-  user_check(ir::is_float(x->dtype()), name, ": input must be float");
-  return reduce(x, axes, keepdims, ir::ReduceOp::Sum, true, name);
+  check_float(x, name);
+  return reduce(
+      x, axes, keepdims, ir::ReduceOp::Sum,
+      [](Expr v, int64_t count) { return v * ir::make_const(v.dtype(), 1.0 / static_cast<double>(count)); }, name);
 }
 
 te::Tensor reduce_max(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims, const std::string& name) {
-  return reduce(x, axes, keepdims, ir::ReduceOp::Max, false, name);
+  return reduce(x, axes, keepdims, ir::ReduceOp::Max, identity, name);
+}
+
+te::Tensor reduce_min(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims, const std::string& name) {
+  return reduce(x, axes, keepdims, ir::ReduceOp::Min, identity, name);
+}
+
+te::Tensor reduce_prod(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims, const std::string& name) {
+  return reduce(x, axes, keepdims, ir::ReduceOp::Prod, identity, name);
+}
+
+te::Tensor reduce_l1(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims, const std::string& name) {
+  return reduce(
+      x, axes, keepdims, ir::ReduceOp::Sum, [](Expr v, int64_t) { return ir::make_call(ir::MathFunc::abs, {v}); },
+      name);
+}
+
+te::Tensor reduce_sum_square(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims,
+                             const std::string& name) {
+  return reduce(x, axes, keepdims, ir::ReduceOp::Sum, [](Expr v, int64_t) { return v * v; }, name);
+}
+
+te::Tensor reduce_l2(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims, const std::string& name) {
+  check_float(x, name);
+  return sqrt(reduce_sum_square(x, axes, keepdims, name + "_sum_square"), name);
+}
+
+te::Tensor reduce_log_sum(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims,
+                          const std::string& name) {
+  check_float(x, name);
+  return log(reduce_sum(x, axes, keepdims, name + "_sum"), name);
+}
+
+te::Tensor reduce_log_sum_exp(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims,
+                              const std::string& name) {
+  check_float(x, name);
+  // The maximum with kept dimensions broadcasts against x; the result adds
+  // it back in the output's shape.
+  te::Tensor m = reduce_max(x, axes, true, name + "_max");
+  te::Tensor sum = reduce_sum(exp(sub(x, m, name + "_shifted"), name + "_exp"), axes, keepdims, name + "_sum");
+  te::Tensor m_out = keepdims ? m : reshape(m, sum->shape(), name + "_max_out");
+  return add(log(sum, name + "_log"), m_out, name);
 }
 
 }  // namespace tunectl::ops

@@ -1,6 +1,6 @@
-// Reductions over chosen axes (sum, mean, max), the ONNX ReduceSum/Mean/Max
-// family. One reduce op each (tag "reduce"); the reduced axes are reduce
-// axes of the op in increasing order.
+// Reductions over chosen axes, the ONNX Reduce* family. One reduce op each
+// (tag "reduce"; L2, LogSum and LogSumExp add elementwise ops after it);
+// the reduced axes are reduce axes of the op in increasing order.
 #pragma once
 
 #include <string>
@@ -20,5 +20,22 @@ te::Tensor reduce_mean(const te::Tensor& x, const std::vector<int64_t>& axes, bo
                        const std::string& name = "reduce_mean");
 te::Tensor reduce_max(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims = false,
                       const std::string& name = "reduce_max");
+te::Tensor reduce_min(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims = false,
+                      const std::string& name = "reduce_min");
+te::Tensor reduce_prod(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims = false,
+                       const std::string& name = "reduce_prod");
+// The sum of |x|, of x^2, and the square root of the latter.
+te::Tensor reduce_l1(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims = false,
+                     const std::string& name = "reduce_l1");
+te::Tensor reduce_sum_square(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims = false,
+                             const std::string& name = "reduce_sum_square");
+te::Tensor reduce_l2(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims = false,
+                     const std::string& name = "reduce_l2");
+// log(sum x), and log(sum e^x) computed as m + log(sum e^(x - m)) with m the
+// maximum, which overflows for no input that fits the type.
+te::Tensor reduce_log_sum(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims = false,
+                          const std::string& name = "reduce_log_sum");
+te::Tensor reduce_log_sum_exp(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims = false,
+                              const std::string& name = "reduce_log_sum_exp");
 
 }  // namespace tunectl::ops

@@ -24,6 +24,8 @@ namespace tunectl::graph {
   X(Conv, Anchor) X(ConvTranspose, Anchor) X(Gemm, Anchor) X(MatMul, Anchor) X(MaxPool, Anchor)          \
   X(AveragePool, Anchor) X(GlobalAveragePool, Anchor) X(GlobalMaxPool, Anchor) X(Softmax, Anchor)        \
   X(LayerNormalization, Anchor) X(ReduceMean, Anchor) X(ReduceSum, Anchor) X(ReduceMax, Anchor)          \
+  X(ReduceMin, Anchor) X(ReduceProd, Anchor) X(ReduceL1, Anchor) X(ReduceL2, Anchor)                    \
+  X(ReduceSumSquare, Anchor) X(ReduceLogSum, Anchor) X(ReduceLogSumExp, Anchor)                          \
   X(LRN, Anchor) X(BatchNormalization, Elementwise) X(Add, Elementwise) X(Sub, Elementwise)              \
   X(Mul, Elementwise) X(Div, Elementwise) X(Pow, Elementwise) X(Sqrt, Elementwise) X(Relu, Elementwise)  \
   X(LeakyRelu, Elementwise) X(Clip, Elementwise) X(Sigmoid, Elementwise) X(Tanh, Elementwise)            \

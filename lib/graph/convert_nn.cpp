@@ -349,6 +349,13 @@ void add_nn_converters(ConverterTable& t) {
   t["ReduceSum"] = reduction(ops::reduce_sum, 13);
   t["ReduceMean"] = reduction(ops::reduce_mean, 18);
   t["ReduceMax"] = reduction(ops::reduce_max, 18);
+  t["ReduceMin"] = reduction(ops::reduce_min, 18);
+  t["ReduceProd"] = reduction(ops::reduce_prod, 18);
+  t["ReduceL1"] = reduction(ops::reduce_l1, 18);
+  t["ReduceL2"] = reduction(ops::reduce_l2, 18);
+  t["ReduceSumSquare"] = reduction(ops::reduce_sum_square, 18);
+  t["ReduceLogSum"] = reduction(ops::reduce_log_sum, 18);
+  t["ReduceLogSumExp"] = reduction(ops::reduce_log_sum_exp, 18);
   t["LRN"] = convert_lrn;
   t["BatchNormalization"] = convert_batch_norm;
   t["ConvNCHWc"] = convert_conv;
