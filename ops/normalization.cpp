@@ -1,5 +1,7 @@
 #include "ops/normalization.h"
 
+#include <functional>
+
 #include "ir/error.h"
 #include "ops/op_util.h"
 #include "ops/transform.h"
@@ -8,7 +10,12 @@ namespace tunectl::ops {
 
 using ir::Expr;
 
-te::Tensor softmax(const te::Tensor& x, int64_t axis, const std::string& name) {
+namespace {
+
+// Softmax's three stages; the last one's value from x - max and the sum of
+// exp(x - max).
+te::Tensor softmax_stages(const te::Tensor& x, int64_t axis, const std::string& name,
+                          const std::function<Expr(Expr shifted, Expr sum)>& normalize) {
   user_check(ir::is_float(x->dtype()), name, ": input must be float");
   const auto& s = x->shape();
   int ax = normalize_axis(axis, s.size(), name);
@@ -50,10 +57,21 @@ te::Tensor softmax(const te::Tensor& x, int64_t axis, const std::string& name) {
       name, s,
       [&](const std::vector<ir::Var>& i) {
         std::vector<Expr> o = outer(i);
-        Expr v = te::read(x, {i.begin(), i.end()}) - te::read(mx, o);
-        return ir::make_call(ir::MathFunc::exp, {v}) / te::read(sum, o);
+        return normalize(te::read(x, {i.begin(), i.end()}) - te::read(mx, o), te::read(sum, o));
       },
       "softmax", x->dtype());
+}
+
+}  // namespace
+
+te::Tensor softmax(const te::Tensor& x, int64_t axis, const std::string& name) {
+  return softmax_stages(x, axis, name,
+                        [](Expr shifted, Expr sum) { return ir::make_call(ir::MathFunc::exp, {shifted}) / sum; });
+}
+
+te::Tensor log_softmax(const te::Tensor& x, int64_t axis, const std::string& name) {
+  return softmax_stages(x, axis, name,
+                        [](Expr shifted, Expr sum) { return shifted - ir::make_call(ir::MathFunc::log, {sum}); });
 }
 
 te::Tensor layer_norm(const te::Tensor& x, const te::Tensor& scale, const te::Tensor& bias, int64_t axis,

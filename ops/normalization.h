@@ -13,6 +13,8 @@ namespace tunectl::ops {
 // exp(x - max) / sum(exp(x - max)) along axis, in three stages: max, exp-sum,
 // normalize.
 te::Tensor softmax(const te::Tensor& x, int64_t axis = -1, const std::string& name = "softmax");
+// (x - max) - log(sum(exp(x - max))): the same stages.
+te::Tensor log_softmax(const te::Tensor& x, int64_t axis = -1, const std::string& name = "log_softmax");
 
 // Normalises over the trailing axes from `axis` on: (x - mean) /
 // sqrt(var + epsilon) * scale + bias, with scale and bias (each may be null)

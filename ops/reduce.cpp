@@ -109,6 +109,43 @@ te::Tensor reduce_log_sum(const te::Tensor& x, const std::vector<int64_t>& axes,
   return log(reduce_sum(x, axes, keepdims, name + "_sum"), name);
 }
 
+te::Tensor arg_extreme(const te::Tensor& x, int64_t axis, bool keepdims, bool max, bool select_last,
+                       const std::string& name) {
+  const auto& s = x->shape();
+  const int ax = normalize_axis(axis, s.size(), name);
+  te::Tensor extreme = max ? reduce_max(x, {axis}, true, name + "_max") : reduce_min(x, {axis}, true, name + "_min");
+  std::vector<int64_t> shape;
+  for (size_t d = 0; d < s.size(); ++d) {
+    if (static_cast<int>(d) != ax) shape.push_back(s[d]);
+    else if (keepdims) shape.push_back(1);
+  }
+  const bool scalar = shape.empty();
+  if (scalar) shape = {1};
+  const ir::DType index = ir::DType::Int64;
+  return te::compute(
+      name, shape,
+      [&](const std::vector<ir::Var>& i) {
+        ir::IterVar k = te::reduce_axis(s[ax], "rk");
+        std::vector<Expr> at_k, at_extreme;
+        for (size_t d = 0, j = 0; d < s.size(); ++d) {
+          if (static_cast<int>(d) == ax) {
+            at_k.push_back(k.var);
+            at_extreme.push_back(0);
+            if (keepdims) ++j;
+          } else {
+            at_k.push_back(i[j]);
+            at_extreme.push_back(i[j++]);
+          }
+        }
+        Expr is_extreme = ir::make_eq(te::read(x, at_k), te::read(extreme, at_extreme));
+        Expr position = ir::make_cast(index, k.var);
+        Expr none = ir::make_const(index, select_last ? -1.0 : static_cast<double>(s[ax]));
+        return ir::make_reduce(select_last ? ir::ReduceOp::Max : ir::ReduceOp::Min,
+                               ir::make_select(is_extreme, position, none), {k});
+      },
+      "reduce", index);
+}
+
 te::Tensor reduce_log_sum_exp(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims,
                               const std::string& name) {
   check_float(x, name);

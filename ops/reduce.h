@@ -35,6 +35,11 @@ te::Tensor reduce_l2(const te::Tensor& x, const std::vector<int64_t>& axes, bool
 // maximum, which overflows for no input that fits the type.
 te::Tensor reduce_log_sum(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims = false,
                           const std::string& name = "reduce_log_sum");
+// The int64 index of the largest (max) or smallest element along axis, the
+// first such or with select_last the last: the extremum (kept dimension),
+// then the least (greatest) index where x equals it.
+te::Tensor arg_extreme(const te::Tensor& x, int64_t axis, bool keepdims, bool max, bool select_last,
+                       const std::string& name);
 te::Tensor reduce_log_sum_exp(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims = false,
                               const std::string& name = "reduce_log_sum_exp");
 

@@ -368,11 +368,7 @@ std::vector<OpEntry> make_entries() {
                {{{"shape", {7, 13}}}, {{"shape", {2, 5, 3, 4}}, {"axis", -2}, {"affine", false}},
                 {{"shape", {16, 32}}, {"epsilon", 1e-3}}}});
   using Reduce = te::Tensor (*)(const te::Tensor&, const std::vector<int64_t>&, bool, const std::string&);
-  const std::vector<std::pair<std::string, Reduce>> reduces{
-      {"reduce_sum", reduce_sum}, {"reduce_mean", reduce_mean}, {"reduce_max", reduce_max}};
-  for (const auto& [name, f] : reduces) {
-    Reduce fn = f;
-    std::string n = name;
+  auto add_reduce = [&e](const std::string& n, Reduce fn) {
     e.push_back({n,
                  [fn, n](Params& p) {
                    Shape s = p.shape("shape", {32, 512});
@@ -382,7 +378,10 @@ std::vector<OpEntry> make_entries() {
                  {{{"shape", {7, 13}}},
                   {{"shape", {3, 5, 15}}, {"axes", {0, 2}}, {"keepdims", true}},
                   {{"shape", {4, 9}}, {"axes", json::array()}}}});
-  }
+  };
+  add_reduce("reduce_sum", reduce_sum);
+  add_reduce("reduce_mean", reduce_mean);
+  add_reduce("reduce_max", reduce_max);
   e.push_back({"transpose",
                [](Params& p) {
                  Shape s = p.shape("shape", {12, 128, 64});
@@ -438,6 +437,24 @@ std::vector<OpEntry> make_entries() {
                  return one(mod(input("a", s), input("b", s), true));
                },
                unary_configs});
+  add_reduce("reduce_min", reduce_min);
+  add_reduce("reduce_prod", reduce_prod);
+  add_reduce("reduce_l1", reduce_l1);
+  add_reduce("reduce_l2", reduce_l2);
+  add_reduce("reduce_sum_square", reduce_sum_square);
+  add_reduce("reduce_log_sum", reduce_log_sum);
+  add_reduce("reduce_log_sum_exp", reduce_log_sum_exp);
+  e.push_back({"log_softmax",
+               [](Params& p) { return one(log_softmax(input("x", p.shape("shape", {12, 128})), p.integer("axis", -1))); },
+               {{{"shape", {7, 13}}}, {{"shape", {2, 15, 9}}, {"axis", 1}}}});
+  e.push_back({"arg_extreme",
+               [](Params& p) {
+                 Shape s = p.shape("shape", {32, 512});
+                 return one(arg_extreme(input("x", s), p.integer("axis", -1), p.boolean("keepdims", false),
+                                        p.boolean("max", true), p.boolean("select_last", false), "arg_extreme"));
+               },
+               {{{"shape", {7, 13}}},
+                {{"shape", {3, 5, 15}}, {"axis", 1}, {"keepdims", true}, {"max", false}, {"select_last", true}}}});
   return e;
 }
 

@@ -240,21 +240,26 @@ std::vector<te::Tensor> convert_global_max_pool(const NodeContext& c) {
   return {ops::reduce_max(x, spatial_axes(x), true, c.out_name())};
 }
 
-std::vector<te::Tensor> convert_softmax(const NodeContext& c) {
-  const te::Tensor& x = c.in(0);
-  const auto& s = x->shape();
-  if (c.opset() >= 13) return {ops::softmax(x, c.attr_int("axis", -1), c.out_name())};
-  // Before opset 13: x as a 2-D matrix split at axis, softmax over each row.
-  int64_t rank = static_cast<int64_t>(s.size());
-  int64_t axis = c.attr_int("axis", 1);
-  c.check(axis >= -rank && axis <= rank, "attribute 'axis' = ", axis, " is out of range for rank ", rank);
-  if (axis < 0) axis += rank;
-  if (axis == rank - 1) return {ops::softmax(x, -1, c.out_name())};
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < rank; ++d) (d < axis ? outer : inner) *= s[d];
-  te::Tensor flat = ops::reshape(x, {outer, inner}, c.out_name() + "_2d");
-  te::Tensor sm = ops::softmax(flat, 1, c.out_name() + "_softmax");
-  return {ops::reshape(sm, s, c.out_name())};
+using SoftmaxFn = te::Tensor (*)(const te::Tensor&, int64_t, const std::string&);
+
+// Softmax and LogSoftmax: over one axis from opset 13; before, over x as a
+// 2-D matrix split at axis, row by row.
+Converter softmax_like(SoftmaxFn f) {
+  return [f](const NodeContext& c) {
+    const te::Tensor& x = c.in(0);
+    const auto& s = x->shape();
+    if (c.opset() >= 13) return std::vector<te::Tensor>{f(x, c.attr_int("axis", -1), c.out_name())};
+    int64_t rank = static_cast<int64_t>(s.size());
+    int64_t axis = c.attr_int("axis", 1);
+    c.check(axis >= -rank && axis <= rank, "attribute 'axis' = ", axis, " is out of range for rank ", rank);
+    if (axis < 0) axis += rank;
+    if (axis == rank - 1) return std::vector<te::Tensor>{f(x, -1, c.out_name())};
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < rank; ++d) (d < axis ? outer : inner) *= s[d];
+    te::Tensor flat = ops::reshape(x, {outer, inner}, c.out_name() + "_2d");
+    te::Tensor rows = f(flat, 1, c.out_name() + "_rows");
+    return std::vector<te::Tensor>{ops::reshape(rows, s, c.out_name())};
+  };
 }
 
 std::vector<te::Tensor> convert_layer_norm(const NodeContext& c) {
@@ -320,6 +325,17 @@ Converter reduction(ReduceFn f, int64_t axes_input_opset) {
   };
 }
 
+// ArgMax and ArgMin: one axis, an attribute at every opset.
+Converter arg_extreme(bool max) {
+  return [max](const NodeContext& c) {
+    const int64_t rank = static_cast<int64_t>(c.shape(0).size());
+    const int64_t axis = c.attr_int("axis", 0);
+    c.check(axis >= -rank && axis < rank, "attribute 'axis' = ", axis, " is out of range for rank ", rank);
+    return std::vector<te::Tensor>{ops::arg_extreme(c.in(0), axis, c.attr_int("keepdims", 1) != 0, max,
+                                                    c.attr_int("select_last_index", 0) != 0, c.out_name())};
+  };
+}
+
 std::vector<te::Tensor> convert_lrn(const NodeContext& c) {
   c.check(c.has_attr("size"), "attribute 'size' is missing");
   return {ops::lrn(c.in(0), c.attr_int("size", 1), c.attr_float("alpha", 1e-4), c.attr_float("beta", 0.75),
@@ -344,12 +360,15 @@ void add_nn_converters(ConverterTable& t) {
   t["AveragePool"] = convert_avg_pool;
   t["GlobalAveragePool"] = convert_global_avg_pool;
   t["GlobalMaxPool"] = convert_global_max_pool;
-  t["Softmax"] = convert_softmax;
+  t["Softmax"] = softmax_like(ops::softmax);
+  t["LogSoftmax"] = softmax_like(ops::log_softmax);
   t["LayerNormalization"] = convert_layer_norm;
   t["ReduceSum"] = reduction(ops::reduce_sum, 13);
   t["ReduceMean"] = reduction(ops::reduce_mean, 18);
   t["ReduceMax"] = reduction(ops::reduce_max, 18);
   t["ReduceMin"] = reduction(ops::reduce_min, 18);
+  t["ArgMax"] = arg_extreme(true);
+  t["ArgMin"] = arg_extreme(false);
   t["ReduceProd"] = reduction(ops::reduce_prod, 18);
   t["ReduceL1"] = reduction(ops::reduce_l1, 18);
   t["ReduceL2"] = reduction(ops::reduce_l2, 18);

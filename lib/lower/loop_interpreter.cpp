@@ -46,9 +46,9 @@ void LoopInterpreter::exec(const Stmt& s) {
       runtime::NDArray* a = lookup(op->buffer);
       int64_t idx = checked_offset(op->buffer, op->indices);
       Value v = eval(op->value);
-      const double stored = is_float(op->buffer->dtype) ? v.f : static_cast<double>(v.i);
-      access(op->buffer, idx, /*is_write=*/true, stored);
-      a->set(idx, stored);
+      const bool fp = is_float(op->buffer->dtype);
+      access(op->buffer, idx, /*is_write=*/true, fp ? v.f : static_cast<double>(v.i));
+      fp ? a->set(idx, v.f) : a->set_int(idx, v.i);
       return;
     }
     case StmtKind::Allocate:
@@ -168,8 +168,7 @@ LoopInterpreter::Value LoopInterpreter::eval(const Expr& e) {
       runtime::NDArray* a = lookup(op->buffer);
       const int64_t idx = checked_offset(op->buffer, op->indices);
       access(op->buffer, idx, /*is_write=*/false, 0);
-      double v = a->get(idx);
-      return is_float(t) ? Value{0, v} : Value{static_cast<int64_t>(v), 0};
+      return is_float(t) ? Value{0, a->get(idx)} : Value{a->get_int(idx), 0};
     }
     case ExprKind::Reduce:
       internal_fail("interpreter: Reduce left in lowered IR");

@@ -67,6 +67,25 @@ void NDArray::set(int64_t i, double v) {
   });
 }
 
+int64_t NDArray::get_int(int64_t i) const {
+  internal_check(i >= 0 && i < num_elements() && !ir::is_float(dtype_), "NDArray::get_int index ", i,
+                 " out of range or not an integer array");
+  return with_element(dtype_, raw(), i, [](auto* p) { return static_cast<int64_t>(*p); });
+}
+
+void NDArray::set_int(int64_t i, int64_t v) {
+  internal_check(i >= 0 && i < num_elements() && !ir::is_float(dtype_), "NDArray::set_int index ", i,
+                 " out of range or not an integer array");
+  with_element(dtype_, raw(), i, [&](auto* p) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(p)>>;
+    if constexpr (std::is_same_v<T, uint8_t>) {
+      *const_cast<T*>(p) = v != 0 ? 1 : 0;
+    } else {
+      *const_cast<T*>(p) = static_cast<T>(v);
+    }
+  });
+}
+
 void NDArray::fill_random(std::mt19937_64& rng, double lo, double hi) {
   user_check(lo < hi, "fill_random needs lo < hi, got [", lo, ", ", hi, ")");
   std::uniform_real_distribution<double> dist(lo, hi);

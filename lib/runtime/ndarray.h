@@ -31,6 +31,10 @@ class NDArray {
   // Element i (flat, row-major) converted to / from double, any dtype.
   double get(int64_t i) const;
   void set(int64_t i, double v);
+  // The same for integer and bool elements, exact (a double holds int64
+  // values only up to 2^53; INT64_MAX, a reduction's identity, overflows).
+  int64_t get_int(int64_t i) const;
+  void set_int(int64_t i, int64_t v);
 
   // Uniform values in [lo, hi) (integers: rounded down).
   void fill_random(std::mt19937_64& rng, double lo = -1.0, double hi = 1.0);

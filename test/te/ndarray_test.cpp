@@ -26,6 +26,21 @@ TEST_CASE("NDArray is aligned, zero-filled and typed", "[unit]") {
   CHECK_THROWS_AS(NDArray(ir::DType::Float32, {2, 0}), UserError);
 }
 
+TEST_CASE("NDArray keeps integers exactly, the extremes of int64 included", "[unit]") {
+  NDArray a(ir::DType::Int64, {3});
+  a.set_int(0, std::numeric_limits<int64_t>::max());
+  a.set_int(1, std::numeric_limits<int64_t>::min());
+  a.set_int(2, (int64_t{1} << 53) + 1);  // no double holds it
+  CHECK(a.get_int(0) == std::numeric_limits<int64_t>::max());
+  CHECK(a.get_int(1) == std::numeric_limits<int64_t>::min());
+  CHECK(a.get_int(2) == (int64_t{1} << 53) + 1);
+  NDArray b(ir::DType::Bool, {1});
+  b.set_int(0, 5);
+  CHECK(b.get_int(0) == 1);
+  NDArray f(ir::DType::Float32, {1});
+  CHECK_THROWS_AS(f.get_int(0), InternalError);
+}
+
 TEST_CASE("fill_random stays in range and depends on the seed", "[unit]") {
   NDArray a(ir::DType::Float32, {1000}), b(ir::DType::Float32, {1000});
   std::mt19937_64 r1(7), r2(8);
