@@ -44,6 +44,11 @@ te::Tensor logical(const te::Tensor& a, const te::Tensor& b, const std::string& 
 
 Expr call(ir::MathFunc f, Expr x) { return ir::make_call(f, {std::move(x)}); }
 
+// f(x), elementwise.
+te::Tensor math(const te::Tensor& x, const std::string& name, ir::MathFunc f) {
+  return unary(x, name, [f](Expr v) { return call(f, v); });
+}
+
 }  // namespace
 
 te::Tensor relu(const te::Tensor& x, const std::string& name) {
@@ -64,13 +69,9 @@ te::Tensor sigmoid(const te::Tensor& x, const std::string& name) {
   });
 }
 
-te::Tensor tanh(const te::Tensor& x, const std::string& name) {
-  return unary(x, name, [](Expr v) { return call(ir::MathFunc::tanh, v); });
-}
+te::Tensor tanh(const te::Tensor& x, const std::string& name) { return math(x, name, ir::MathFunc::tanh); }
 
-te::Tensor erf(const te::Tensor& x, const std::string& name) {
-  return unary(x, name, [](Expr v) { return call(ir::MathFunc::erf, v); });
-}
+te::Tensor erf(const te::Tensor& x, const std::string& name) { return math(x, name, ir::MathFunc::erf); }
 
 te::Tensor gelu(const te::Tensor& x, const std::string& name) {
   return unary(x, name, [](Expr v) {
@@ -92,45 +93,27 @@ te::Tensor reciprocal(const te::Tensor& x, const std::string& name) {
   return unary(x, name, [](Expr v) { return ir::make_const(v.dtype(), 1) / v; });
 }
 
-te::Tensor exp(const te::Tensor& x, const std::string& name) {
-  return unary(x, name, [](Expr v) { return call(ir::MathFunc::exp, v); });
-}
+te::Tensor exp(const te::Tensor& x, const std::string& name) { return math(x, name, ir::MathFunc::exp); }
 
-te::Tensor sqrt(const te::Tensor& x, const std::string& name) {
-  return unary(x, name, [](Expr v) { return call(ir::MathFunc::sqrt, v); });
-}
+te::Tensor sqrt(const te::Tensor& x, const std::string& name) { return math(x, name, ir::MathFunc::sqrt); }
 
 te::Tensor neg(const te::Tensor& x, const std::string& name) {
   return unary(x, name, [](Expr v) { return -v; });
 }
 
-te::Tensor abs(const te::Tensor& x, const std::string& name) {
-  return unary(x, name, [](Expr v) { return call(ir::MathFunc::abs, v); });
-}
+te::Tensor abs(const te::Tensor& x, const std::string& name) { return math(x, name, ir::MathFunc::abs); }
 
-te::Tensor log(const te::Tensor& x, const std::string& name) {
-  return unary(x, name, [](Expr v) { return call(ir::MathFunc::log, v); });
-}
+te::Tensor log(const te::Tensor& x, const std::string& name) { return math(x, name, ir::MathFunc::log); }
 
-te::Tensor floor(const te::Tensor& x, const std::string& name) {
-  return unary(x, name, [](Expr v) { return call(ir::MathFunc::floor, v); });
-}
+te::Tensor floor(const te::Tensor& x, const std::string& name) { return math(x, name, ir::MathFunc::floor); }
 
-te::Tensor ceil(const te::Tensor& x, const std::string& name) {
-  return unary(x, name, [](Expr v) { return call(ir::MathFunc::ceil, v); });
-}
+te::Tensor ceil(const te::Tensor& x, const std::string& name) { return math(x, name, ir::MathFunc::ceil); }
 
-te::Tensor round(const te::Tensor& x, const std::string& name) {
-  return unary(x, name, [](Expr v) { return call(ir::MathFunc::round, v); });
-}
+te::Tensor round(const te::Tensor& x, const std::string& name) { return math(x, name, ir::MathFunc::round); }
 
-te::Tensor sin(const te::Tensor& x, const std::string& name) {
-  return unary(x, name, [](Expr v) { return call(ir::MathFunc::sin, v); });
-}
+te::Tensor sin(const te::Tensor& x, const std::string& name) { return math(x, name, ir::MathFunc::sin); }
 
-te::Tensor cos(const te::Tensor& x, const std::string& name) {
-  return unary(x, name, [](Expr v) { return call(ir::MathFunc::cos, v); });
-}
+te::Tensor cos(const te::Tensor& x, const std::string& name) { return math(x, name, ir::MathFunc::cos); }
 
 te::Tensor sign(const te::Tensor& x, const std::string& name) {
   return unary(x, name, [](Expr v) {
