@@ -10,6 +10,7 @@
 #include "ops/normalization.h"
 #include "ops/pool.h"
 #include "ops/reduce.h"
+#include "ops/resize.h"
 #include "ops/transform.h"
 
 namespace tunectl::ops {
@@ -455,6 +456,25 @@ std::vector<OpEntry> make_entries() {
                },
                {{{"shape", {7, 13}}},
                 {{"shape", {3, 5, 15}}, {"axis", 1}, {"keepdims", true}, {"max", false}, {"select_last", true}}}});
+  e.push_back({"resize",
+               [](Params& p) {
+                 Shape s = p.shape("shape", {1, 64, 56, 56});
+                 ResizeAttrs a;
+                 a.mode = p.boolean("linear", true) ? ResizeMode::Linear : ResizeMode::Nearest;
+                 a.transform = p.boolean("align_corners", false) ? CoordinateTransform::AlignCorners
+                                                                 : CoordinateTransform::HalfPixel;
+                 const double scale = p.number("scale", 2.0);
+                 a.out_shape = s;
+                 a.scales.assign(s.size(), 1.0);
+                 for (size_t d = s.size() - 2; d < s.size(); ++d) {
+                   a.scales[d] = scale;
+                   a.out_shape[d] = static_cast<int64_t>(static_cast<double>(s[d]) * scale);
+                 }
+                 return one(resize(input("x", s), a));
+               },
+               {{{"shape", {1, 3, 5, 7}}},
+                {{"shape", {2, 2, 8, 6}}, {"linear", false}, {"scale", 0.5}},
+                {{"shape", {1, 2, 4, 5}}, {"align_corners", true}, {"scale", 3.0}}}});
   return e;
 }
 

@@ -44,7 +44,8 @@ namespace tunectl::graph {
   X(Transpose, Injective) X(Concat, Injective) X(Split, Injective) X(Slice, Injective)                    \
   X(Gather, Injective) X(Unsqueeze, Injective) X(Squeeze, Injective) X(Pad, Injective)                   \
   X(Expand, Injective) X(DepthToSpace, Injective) X(SpaceToDepth, Injective) X(Tile, Injective)          \
-  X(Identity, Injective) X(Dropout, Injective) X(Shape, Shape)                                          \
+  X(Identity, Injective) X(Dropout, Injective) X(Resize, Injective) X(Upsample, Injective)            \
+  X(Shape, Shape)                                                                                        \
   X(Constant, Shape) X(ConstantOfShape, Shape) X(Range, Shape)
 
 // Operators that only graph passes make, never read from a model: the

@@ -87,5 +87,6 @@ using ConverterTable = std::map<std::string, Converter>;
 void add_nn_converters(ConverterTable& table);
 void add_elemwise_converters(ConverterTable& table);
 void add_shape_converters(ConverterTable& table);
+void add_resize_converters(ConverterTable& table);
 
 }  // namespace tunectl::graph

@@ -48,6 +48,14 @@ bool is_forwarding(const Node& n, const Graph& g) {
 
 }  // namespace
 
+std::set<std::string> resize_operands(const Graph& g) {
+  std::set<std::string> out;
+  for (const Node& n : g.nodes)
+    if ((n.op_type == "Resize" || n.op_type == "Upsample") && n.inputs.size() > 1)
+      out.insert(n.inputs.begin() + 1, n.inputs.end());
+  return out;
+}
+
 Graph bind_inputs(Graph g, const std::map<std::string, runtime::NDArray>& values) {
   for (const auto& [name, value] : values) {
     auto it = std::find(g.inputs.begin(), g.inputs.end(), name);
