@@ -146,6 +146,20 @@ te::Tensor arg_extreme(const te::Tensor& x, int64_t axis, bool keepdims, bool ma
       "reduce", index);
 }
 
+te::Tensor hardmax(const te::Tensor& x, int64_t axis, const std::string& name) {
+  const int ax = normalize_axis(axis, x->shape().size(), name);
+  te::Tensor first = arg_extreme(x, axis, true, true, false, name + "_argmax");
+  return te::compute(
+      name, x->shape(),
+      [&](const std::vector<ir::Var>& i) {
+        std::vector<Expr> at(i.begin(), i.end());
+        at[ax] = 0;
+        return ir::make_select(ir::make_eq(ir::make_cast(ir::DType::Int64, i[ax]), te::read(first, at)),
+                               ir::make_const(x->dtype(), 1), ir::make_zero(x->dtype()));
+      },
+      "injective", x->dtype());
+}
+
 te::Tensor reduce_log_sum_exp(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims,
                               const std::string& name) {
   check_float(x, name);

@@ -40,6 +40,8 @@ te::Tensor reduce_log_sum(const te::Tensor& x, const std::vector<int64_t>& axes,
 // then the least (greatest) index where x equals it.
 te::Tensor arg_extreme(const te::Tensor& x, int64_t axis, bool keepdims, bool max, bool select_last,
                        const std::string& name);
+// 1 where x is the first largest along axis, 0 elsewhere (ONNX Hardmax).
+te::Tensor hardmax(const te::Tensor& x, int64_t axis = -1, const std::string& name = "hardmax");
 te::Tensor reduce_log_sum_exp(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims = false,
                               const std::string& name = "reduce_log_sum_exp");
 

@@ -456,6 +456,9 @@ std::vector<OpEntry> make_entries() {
                },
                {{{"shape", {7, 13}}},
                 {{"shape", {3, 5, 15}}, {"axis", 1}, {"keepdims", true}, {"max", false}, {"select_last", true}}}});
+  e.push_back({"hardmax",
+               [](Params& p) { return one(hardmax(input("x", p.shape("shape", {32, 512})), p.integer("axis", -1))); },
+               {{{"shape", {7, 13}}}, {{"shape", {3, 5, 4}}, {"axis", 1}}}});
   e.push_back({"resize",
                [](Params& p) {
                  Shape s = p.shape("shape", {1, 64, 56, 56});

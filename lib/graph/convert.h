@@ -24,7 +24,7 @@ namespace tunectl::graph {
   X(Conv, Anchor) X(ConvTranspose, Anchor) X(Gemm, Anchor) X(MatMul, Anchor) X(MaxPool, Anchor)          \
   X(AveragePool, Anchor) X(GlobalAveragePool, Anchor) X(GlobalMaxPool, Anchor) X(Softmax, Anchor)        \
   X(LogSoftmax, Anchor) X(LayerNormalization, Anchor) X(ReduceMean, Anchor) X(ReduceSum, Anchor)         \
-  X(ReduceMax, Anchor) X(ArgMax, Anchor) X(ArgMin, Anchor)                                               \
+  X(ReduceMax, Anchor) X(ArgMax, Anchor) X(ArgMin, Anchor) X(Hardmax, Anchor)                           \
   X(ReduceMin, Anchor) X(ReduceProd, Anchor) X(ReduceL1, Anchor) X(ReduceL2, Anchor)                    \
   X(ReduceSumSquare, Anchor) X(ReduceLogSum, Anchor) X(ReduceLogSumExp, Anchor)                          \
   X(LRN, Anchor) X(BatchNormalization, Elementwise) X(Add, Elementwise) X(Sub, Elementwise)              \

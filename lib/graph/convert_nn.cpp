@@ -242,8 +242,8 @@ std::vector<te::Tensor> convert_global_max_pool(const NodeContext& c) {
 
 using SoftmaxFn = te::Tensor (*)(const te::Tensor&, int64_t, const std::string&);
 
-// Softmax and LogSoftmax: over one axis from opset 13; before, over x as a
-// 2-D matrix split at axis, row by row.
+// Softmax, LogSoftmax and Hardmax: over one axis from opset 13; before, over
+// x as a 2-D matrix split at axis, row by row.
 Converter softmax_like(SoftmaxFn f) {
   return [f](const NodeContext& c) {
     const te::Tensor& x = c.in(0);
@@ -362,6 +362,7 @@ void add_nn_converters(ConverterTable& t) {
   t["GlobalMaxPool"] = convert_global_max_pool;
   t["Softmax"] = softmax_like(ops::softmax);
   t["LogSoftmax"] = softmax_like(ops::log_softmax);
+  t["Hardmax"] = softmax_like(ops::hardmax);
   t["LayerNormalization"] = convert_layer_norm;
   t["ReduceSum"] = reduction(ops::reduce_sum, 13);
   t["ReduceMean"] = reduction(ops::reduce_mean, 18);
