@@ -146,6 +146,23 @@ te::Tensor arg_extreme(const te::Tensor& x, int64_t axis, bool keepdims, bool ma
       "reduce", index);
 }
 
+te::Tensor cumsum(const te::Tensor& x, int64_t axis, bool exclusive, bool reverse, const std::string& name) {
+  const auto& s = x->shape();
+  const int ax = normalize_axis(axis, s.size(), name);
+  return te::compute(
+      name, s,
+      [&](const std::vector<ir::Var>& i) {
+        ir::IterVar k = te::reduce_axis(s[ax], "rk");
+        std::vector<Expr> at(i.begin(), i.end());
+        at[ax] = k.var;
+        Expr here = i[ax], there = k.var;
+        Expr in_range = reverse ? (exclusive ? there > here : there >= here) : (exclusive ? there < here : there <= here);
+        return ir::make_reduce(ir::ReduceOp::Sum, ir::make_select(in_range, te::read(x, at), ir::make_zero(x->dtype())),
+                               {k});
+      },
+      "reduce", x->dtype());
+}
+
 te::Tensor hardmax(const te::Tensor& x, int64_t axis, const std::string& name) {
   const int ax = normalize_axis(axis, x->shape().size(), name);
   te::Tensor first = arg_extreme(x, axis, true, true, false, name + "_argmax");

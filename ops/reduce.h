@@ -40,6 +40,11 @@ te::Tensor reduce_log_sum(const te::Tensor& x, const std::vector<int64_t>& axes,
 // then the least (greatest) index where x equals it.
 te::Tensor arg_extreme(const te::Tensor& x, int64_t axis, bool keepdims, bool max, bool select_last,
                        const std::string& name);
+// Running sums along axis (ONNX CumSum): element i sums x up to i, or from
+// i on when reverse; exclusive leaves out x[i] itself. A reduction over the
+// whole axis masked to the running range.
+te::Tensor cumsum(const te::Tensor& x, int64_t axis, bool exclusive = false, bool reverse = false,
+                  const std::string& name = "cumsum");
 // 1 where x is the first largest along axis, 0 elsewhere (ONNX Hardmax).
 te::Tensor hardmax(const te::Tensor& x, int64_t axis = -1, const std::string& name = "hardmax");
 te::Tensor reduce_log_sum_exp(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims = false,

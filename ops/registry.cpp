@@ -459,6 +459,17 @@ std::vector<OpEntry> make_entries() {
   e.push_back({"hardmax",
                [](Params& p) { return one(hardmax(input("x", p.shape("shape", {32, 512})), p.integer("axis", -1))); },
                {{{"shape", {7, 13}}}, {{"shape", {3, 5, 4}}, {"axis", 1}}}});
+  e.push_back({"trilu",
+               [](Params& p) {
+                 return one(trilu(input("x", p.shape("shape", {512, 512})), p.boolean("upper", true), p.integer("k", 0)));
+               },
+               {{{"shape", {7, 13}}, {"k", 2}}, {{"shape", {2, 9, 6}}, {"upper", false}, {"k", -1}}}});
+  e.push_back({"cumsum",
+               [](Params& p) {
+                 return one(cumsum(input("x", p.shape("shape", {32, 512})), p.integer("axis", -1),
+                                   p.boolean("exclusive", false), p.boolean("reverse", false)));
+               },
+               {{{"shape", {7, 13}}}, {{"shape", {3, 9, 5}}, {"axis", 1}, {"exclusive", true}, {"reverse", true}}}});
   e.push_back({"resize",
                [](Params& p) {
                  Shape s = p.shape("shape", {1, 64, 56, 56});

@@ -167,4 +167,17 @@ te::Tensor from_channel_blocks(const te::Tensor& x, const std::string& name) {
       "injective", x->dtype());
 }
 
+te::Tensor trilu(const te::Tensor& x, bool upper, int64_t k, const std::string& name) {
+  const auto& s = x->shape();
+  user_check(s.size() >= 2, name, ": needs at least 2 dimensions, has ", s.size());
+  return te::compute(
+      name, s,
+      [&](const std::vector<ir::Var>& i) {
+        Expr diagonal = Expr(i[s.size() - 1]) - Expr(i[s.size() - 2]);
+        Expr keep = upper ? diagonal >= ir::make_int(k) : diagonal <= ir::make_int(k);
+        return ir::make_select(keep, te::read(x, {i.begin(), i.end()}), ir::make_zero(x->dtype()));
+      },
+      "injective", x->dtype());
+}
+
 }  // namespace tunectl::ops

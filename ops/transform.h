@@ -30,6 +30,10 @@ te::Tensor reshape(const te::Tensor& x, const std::vector<int64_t>& shape, const
 // Two dimensions: the product of dimensions before axis, and of the rest.
 te::Tensor flatten(const te::Tensor& x, int64_t axis = 1, const std::string& name = "flatten");
 
+// The upper (or lower) triangle of the last two dimensions: x where
+// column - row >= k (<= k for the lower), 0 elsewhere (ONNX Trilu).
+te::Tensor trilu(const te::Tensor& x, bool upper, int64_t k = 0, const std::string& name = "trilu");
+
 // The channel-blocked layout NCHW[b]c: x [N, C, H, W] -> [N, C/b, H, W, b],
 // channel c at block c / b, lane c % b (C a multiple of b).
 te::Tensor to_channel_blocks(const te::Tensor& x, int64_t block, const std::string& name = "to_channel_blocks");

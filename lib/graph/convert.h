@@ -25,6 +25,7 @@ namespace tunectl::graph {
   X(AveragePool, Anchor) X(GlobalAveragePool, Anchor) X(GlobalMaxPool, Anchor) X(Softmax, Anchor)        \
   X(LogSoftmax, Anchor) X(LayerNormalization, Anchor) X(ReduceMean, Anchor) X(ReduceSum, Anchor)         \
   X(ReduceMax, Anchor) X(ArgMax, Anchor) X(ArgMin, Anchor) X(Hardmax, Anchor)                           \
+  X(CumSum, Anchor)                                                                                      \
   X(ReduceMin, Anchor) X(ReduceProd, Anchor) X(ReduceL1, Anchor) X(ReduceL2, Anchor)                    \
   X(ReduceSumSquare, Anchor) X(ReduceLogSum, Anchor) X(ReduceLogSumExp, Anchor)                          \
   X(LRN, Anchor) X(BatchNormalization, Elementwise) X(Add, Elementwise) X(Sub, Elementwise)              \
@@ -45,6 +46,7 @@ namespace tunectl::graph {
   X(Gather, Injective) X(Unsqueeze, Injective) X(Squeeze, Injective) X(Pad, Injective)                   \
   X(Expand, Injective) X(DepthToSpace, Injective) X(SpaceToDepth, Injective) X(Tile, Injective)          \
   X(Identity, Injective) X(Dropout, Injective) X(Resize, Injective) X(Upsample, Injective)            \
+  X(Trilu, Injective)                                                                                    \
   X(Shape, Shape)                                                                                        \
   X(Constant, Shape) X(ConstantOfShape, Shape) X(Range, Shape)
 

@@ -363,6 +363,14 @@ void add_nn_converters(ConverterTable& t) {
   t["Softmax"] = softmax_like(ops::softmax);
   t["LogSoftmax"] = softmax_like(ops::log_softmax);
   t["Hardmax"] = softmax_like(ops::hardmax);
+  t["CumSum"] = [](const NodeContext& c) {
+    const std::vector<int64_t> axis = c.const_ints(1, "the axis");
+    c.check(axis.size() == 1, "input 1 (the axis) must hold one value, it has ", axis.size());
+    const int64_t rank = static_cast<int64_t>(c.shape(0).size());
+    c.check(axis[0] >= -rank && axis[0] < rank, "axis ", axis[0], " is out of range for rank ", rank);
+    return std::vector<te::Tensor>{ops::cumsum(c.in(0), axis[0], c.attr_int("exclusive", 0) != 0,
+                                               c.attr_int("reverse", 0) != 0, c.out_name())};
+  };
   t["LayerNormalization"] = convert_layer_norm;
   t["ReduceSum"] = reduction(ops::reduce_sum, 13);
   t["ReduceMean"] = reduction(ops::reduce_mean, 18);

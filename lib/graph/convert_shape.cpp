@@ -381,6 +381,16 @@ std::vector<te::Tensor> convert_range(const NodeContext& c) {
 }  // namespace
 
 void add_shape_converters(ConverterTable& t) {
+  t["Trilu"] = [](const NodeContext& c) {
+    int64_t k = 0;
+    if (c.node.inputs.size() > 1 && !c.node.inputs[1].empty()) {
+      const std::vector<int64_t> ks = c.const_ints(1, "the diagonal offset k");
+      c.check(ks.size() == 1, "input 1 (k) must hold one value, it has ", ks.size());
+      k = ks[0];
+    }
+    c.check(c.shape(0).size() >= 2, "needs an input of rank 2 or more");
+    return std::vector<te::Tensor>{ops::trilu(c.in(0), c.attr_int("upper", 1) != 0, k, c.out_name())};
+  };
   t["Identity"] = convert_copy;
   t["Dropout"] = convert_dropout;
   t["Flatten"] = convert_flatten;
