@@ -14,6 +14,15 @@ std::vector<int64_t> non_empty(std::vector<int64_t> shape) {
   return shape;
 }
 
+// An index read from data into an axis of n: negative ones count from the
+// end, and the result is clamped into [0, n) so that no index, valid or
+// not, reads outside the buffer.
+Expr axis_index(Expr k, int64_t n) {
+  if (k.dtype() != ir::kIndexType) k = ir::make_cast(ir::kIndexType, k);
+  k = ir::make_select(k < 0, k + n, k);
+  return ir::make_min(ir::make_max(k, 0), n - 1);
+}
+
 }  // namespace
 
 te::Tensor gather(const te::Tensor& data, const te::Tensor& indices, int64_t axis, bool scalar_index,
@@ -39,15 +48,32 @@ te::Tensor gather(const te::Tensor& data, const te::Tensor& indices, int64_t axi
         } else {
           for (size_t d = 0; d < ni; ++d) at.push_back(i[ax + d]);
         }
-        Expr k = te::read(indices, at);
-        if (k.dtype() != ir::kIndexType) k = ir::make_cast(ir::kIndexType, k);
-        k = ir::make_select(k < 0, k + n, k);
-        k = ir::make_min(ir::make_max(k, 0), n - 1);
+        Expr k = axis_index(te::read(indices, at), n);
         std::vector<Expr> idx;
         for (size_t d = 0; d < ax; ++d) idx.push_back(i[d]);
         idx.push_back(k);
         for (size_t d = ax + 1; d < s.size(); ++d) idx.push_back(i[d - 1 + ni]);
         return te::read(data, idx);
+      },
+      "injective", data->dtype());
+}
+
+te::Tensor gather_elements(const te::Tensor& data, const te::Tensor& indices, int64_t axis, const std::string& name) {
+  user_check(ir::is_int(indices->dtype()), name, ": indices must be integers, '", indices->name, "' is ",
+             ir::to_string(indices->dtype()));
+  const auto& s = data->shape();
+  const auto& is = indices->shape();
+  user_check(is.size() == s.size(), name, ": indices of rank ", is.size(), " for data of rank ", s.size());
+  const size_t ax = static_cast<size_t>(normalize_axis(axis, s.size(), name));
+  for (size_t d = 0; d < s.size(); ++d)
+    user_check(d == ax || is[d] <= s[d], name, ": indices dimension ", d, " (", is[d], ") exceeds the data's (", s[d],
+               ")");
+  return te::compute(
+      name, is,
+      [&](const std::vector<ir::Var>& i) {
+        std::vector<Expr> at(i.begin(), i.end());
+        at[ax] = axis_index(te::read(indices, {i.begin(), i.end()}), s[ax]);
+        return te::read(data, at);
       },
       "injective", data->dtype());
 }

@@ -21,6 +21,10 @@ namespace tunectl::ops {
 // dropped from the output.
 te::Tensor gather(const te::Tensor& data, const te::Tensor& indices, int64_t axis, bool scalar_index = false,
                   const std::string& name = "gather");
+// out[i] = data[i with its axis coordinate replaced by indices[i]] (ONNX
+// GatherElements); indices have data's rank, and its shape is the output's.
+te::Tensor gather_elements(const te::Tensor& data, const te::Tensor& indices, int64_t axis,
+                           const std::string& name = "gather_elements");
 
 // out[i..] = x[begins[d] + i_d * steps[d] ..] with extents[d] elements per
 // axis; every read must stay inside x (the caller resolves negative and

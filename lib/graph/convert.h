@@ -46,7 +46,7 @@ namespace tunectl::graph {
   X(Gather, Injective) X(Unsqueeze, Injective) X(Squeeze, Injective) X(Pad, Injective)                   \
   X(Expand, Injective) X(DepthToSpace, Injective) X(SpaceToDepth, Injective) X(Tile, Injective)          \
   X(Identity, Injective) X(Dropout, Injective) X(Resize, Injective) X(Upsample, Injective)            \
-  X(Trilu, Injective)                                                                                    \
+  X(Trilu, Injective) X(GatherElements, Injective)                                                      \
   X(Shape, Shape)                                                                                        \
   X(Constant, Shape) X(ConstantOfShape, Shape) X(Range, Shape)
 

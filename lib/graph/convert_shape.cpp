@@ -400,6 +400,12 @@ void add_shape_converters(ConverterTable& t) {
   t["Split"] = convert_split;
   t["Slice"] = convert_slice;
   t["Gather"] = convert_gather;
+  t["GatherElements"] = [](const NodeContext& c) {
+    const int64_t rank = static_cast<int64_t>(c.shape(0).size()), axis = c.attr_int("axis", 0);
+    c.check(axis >= -rank && axis < rank, "attribute 'axis' = ", axis, " is out of range for rank ", rank);
+    c.check(c.shape(1).size() == c.shape(0).size(), "indices of rank ", c.shape(1).size(), " for data of rank ", rank);
+    return std::vector<te::Tensor>{ops::gather_elements(c.in(0), c.in(1), axis, c.out_name())};
+  };
   t["Unsqueeze"] = convert_unsqueeze;
   t["Squeeze"] = convert_squeeze;
   t["Pad"] = convert_pad;
