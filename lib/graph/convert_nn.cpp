@@ -336,6 +336,22 @@ Converter arg_extreme(bool max) {
   };
 }
 
+// InstanceNormalization: each (n, c) plane normalized over its spatial
+// axes (layer normalization from axis 2), then scaled and shifted per channel.
+std::vector<te::Tensor> convert_instance_norm(const NodeContext& c) {
+  const std::vector<int64_t> s = c.shape(0);
+  c.check(s.size() >= 3, "needs an input of rank 3 or more (N, C, spatial...), has rank ", s.size());
+  c.check(c.shape(1) == std::vector<int64_t>{s[1]} && c.shape(2) == std::vector<int64_t>{s[1]},
+          "scale and B must have one value per channel (", s[1], ")");
+  te::Tensor normalized =
+      ops::layer_norm(c.in(0), nullptr, nullptr, 2, c.attr_float("epsilon", 1e-5), c.out_name() + "_normalized");
+  std::vector<int64_t> per_channel(s.size() - 1, 1);
+  per_channel[0] = s[1];
+  te::Tensor scale = ops::reshape(c.in(1), per_channel, c.out_name() + "_scale");
+  te::Tensor bias = ops::reshape(c.in(2), per_channel, c.out_name() + "_bias");
+  return {ops::add(ops::mul(normalized, scale, c.out_name() + "_scaled"), bias, c.out_name())};
+}
+
 std::vector<te::Tensor> convert_lrn(const NodeContext& c) {
   c.check(c.has_attr("size"), "attribute 'size' is missing");
   return {ops::lrn(c.in(0), c.attr_int("size", 1), c.attr_float("alpha", 1e-4), c.attr_float("beta", 0.75),
@@ -372,6 +388,7 @@ void add_nn_converters(ConverterTable& t) {
                                                c.attr_int("reverse", 0) != 0, c.out_name())};
   };
   t["LayerNormalization"] = convert_layer_norm;
+  t["InstanceNormalization"] = convert_instance_norm;
   t["ReduceSum"] = reduction(ops::reduce_sum, 13);
   t["ReduceMean"] = reduction(ops::reduce_mean, 18);
   t["ReduceMax"] = reduction(ops::reduce_max, 18);
