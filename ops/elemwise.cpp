@@ -14,13 +14,16 @@ namespace {
 
 using ir::Expr;
 
-te::Tensor unary(const te::Tensor& x, const std::string& name, const std::function<Expr(Expr)>& f) {
+// f of a float x; the result has x's type, or `result` when given (bool
+// for the predicates).
+te::Tensor unary(const te::Tensor& x, const std::string& name, const std::function<Expr(Expr)>& f,
+                 std::optional<ir::DType> result = std::nullopt) {
   user_check(ir::is_float(x->dtype()), name, ": needs a float input, '", x->name, "' is ",
              ir::to_string(x->dtype()));
   return te::compute(
       name, x->shape(),
       [&](const std::vector<ir::Var>& i) { return f(te::read(x, {i.begin(), i.end()})); }, "elemwise",
-      x->dtype());
+      result.value_or(x->dtype()));
 }
 
 // f over the broadcast of a and b; the result has the operands' type, or
@@ -124,24 +127,13 @@ te::Tensor sign(const te::Tensor& x, const std::string& name) {
 }
 
 te::Tensor is_nan(const te::Tensor& x, const std::string& name) {
-  user_check(ir::is_float(x->dtype()), name, ": needs a float input, '", x->name, "' is ",
-             ir::to_string(x->dtype()));
-  return te::compute(
-      name, x->shape(),
-      [&](const std::vector<ir::Var>& i) {
-        Expr v = te::read(x, {i.begin(), i.end()});
-        return ir::make_ne(v, v);
-      },
-      "elemwise", ir::DType::Bool);
+  return unary(x, name, [](Expr v) { return ir::make_ne(v, v); }, ir::DType::Bool);
 }
 
 te::Tensor is_inf(const te::Tensor& x, bool negative, bool positive, const std::string& name) {
-  user_check(ir::is_float(x->dtype()), name, ": needs a float input, '", x->name, "' is ",
-             ir::to_string(x->dtype()));
-  return te::compute(
-      name, x->shape(),
-      [&](const std::vector<ir::Var>& i) {
-        Expr v = te::read(x, {i.begin(), i.end()});
+  return unary(
+      x, name,
+      [&](Expr v) {
         const double inf = std::numeric_limits<double>::infinity();
         Expr pos = ir::make_eq(v, ir::make_const(v.dtype(), inf));
         Expr neg = ir::make_eq(v, ir::make_const(v.dtype(), -inf));
@@ -150,7 +142,7 @@ te::Tensor is_inf(const te::Tensor& x, bool negative, bool positive, const std::
         if (negative) return neg;
         return ir::make_bool(false);
       },
-      "elemwise", ir::DType::Bool);
+      ir::DType::Bool);
 }
 
 te::Tensor leaky_relu(const te::Tensor& x, double alpha, const std::string& name) {
