@@ -11,8 +11,8 @@ CudaBinary compile_cuda(const lower::LoweredFunc& func, const target::Target& ta
   out.launch = lower::launch_dims(func);
   out.compiled = nvrtc_compile(out.source, func.name, target.gpu.arch);
   const auto it = out.compiled.resources.find(func.name);
-  // (NVRTC leaves the report out in a process with a CUDA context current;
-  // compile_process.h keeps it from compiling there.)
+  // (NVRTC leaves the report out in a process where cuInit succeeded;
+  // compile_process.h compiles where no device is visible.)
   user_check(it != out.compiled.resources.end(), "NVRTC gave no ptxas report for kernel ", func.name,
              " (compiler log: '", out.compiled.log, "')");
   const KernelResources& r = it->second;
