@@ -51,8 +51,10 @@ std::vector<double> const_floats(const NodeContext& c, size_t i, const std::stri
   return v;
 }
 
-bool given(const NodeContext& c, size_t i) {
-  return i < c.node.inputs.size() && !c.node.inputs[i].empty() && c.constant(i, "").num_elements() > 0;
+// Whether optional input i is there and not empty (a constant, else the
+// error says which).
+bool given(const NodeContext& c, size_t i, const std::string& what) {
+  return i < c.node.inputs.size() && !c.node.inputs[i].empty() && c.constant(i, what).num_elements() > 0;
 }
 
 std::vector<te::Tensor> convert_resize(const NodeContext& c) {
@@ -84,7 +86,7 @@ std::vector<te::Tensor> convert_resize(const NodeContext& c) {
     const auto* v = std::get_if<std::vector<double>>(&c.node.attrs.values.at("scales"));
     c.check(v != nullptr, "attribute 'scales' must be a list of floats");
     scales = *v;
-  } else if (given(c, scales_input)) {
+  } else if (given(c, scales_input, "the scales")) {
     scales = const_floats(c, scales_input, "the scales");
   }
   if (!scales.empty()) {
@@ -95,7 +97,7 @@ std::vector<te::Tensor> convert_resize(const NodeContext& c) {
       attrs.out_shape[d] = static_cast<int64_t>(std::floor(static_cast<double>(in[d]) * scales[k]));
     }
   } else {
-    c.check(!upsample && given(c, sizes_input), "needs scales or sizes");
+    c.check(!upsample && given(c, sizes_input, "the sizes"), "needs scales or sizes");
     const std::vector<int64_t> sizes = c.const_ints(sizes_input, "the sizes");
     c.check(sizes.size() == axes.size(), "has ", sizes.size(), " sizes for ", axes.size(), " axes");
     const std::string policy = c.attr_string("keep_aspect_ratio_policy", "stretch");
