@@ -48,7 +48,7 @@ void register_bench(CLI::App& app) {
                 "schedule and cuBLAS) instead of the suite");
   sub->add_option("--size", o->size, "--core: matmul size M = N = K (multiple of 32)");
   sub->add_option("--log", o->log, "model: a tuning log; its best records give the tuned schedules");
-  sub->add_option("--input-shape", o->input_shapes, "model: NAME=1x3x224x224 pins symbolic input dimensions");
+  add_model_input_options(sub, o->model_inputs, "model: ");
   sub->add_flag("--profile", o->profile, "model: print the time of every subgraph (last run)");
   sub->add_flag("--tuned-only", o->tuned_only, "model: time the log's tuned schedules alone, not the defaults");
   add_layout_option(sub, o->layout);
@@ -58,8 +58,8 @@ void register_bench(CLI::App& app) {
       o->backend->check_runs_here("bench runs");
     }
     if (o->model.empty()) {
-      user_check(o->input_shapes.empty() && !o->profile && o->log.empty() && !o->tuned_only,
-                 "bench: --input-shape, --profile, --log and --tuned-only need a MODEL");
+      user_check(o->model_inputs.empty() && !o->profile && o->log.empty() && !o->tuned_only,
+                 "bench: --input-shape, --bind, --profile, --log and --tuned-only need a MODEL");
       if (o->core) {
         // A target whose kernels run on a device compares with its vendor library.
         o->backend->builds_device_code() ? run_bench_core_cuda(*o) : run_bench_core(*o);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "cmd/model_inputs.h"
 #include "cmd/tuning_logs.h"
 #include "runtime/timer.h"
 
@@ -34,7 +35,7 @@ struct BenchOptions {
   // Model mode.
   std::string model;                      // empty: the suite or the core rows
   std::string log;                        // a tuning log whose best records give the tuned schedules
-  std::vector<std::string> input_shapes;  // NAME=1x3x224x224
+  ModelInputOptions model_inputs;         // --input-shape, --bind
   bool profile = false;                   // per-subgraph table (of the tuned run when there is one)
   bool tuned_only = false;                // time the tuned schedules alone (needs a log)
   std::string layout = "auto";            // --layout

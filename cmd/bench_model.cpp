@@ -89,10 +89,9 @@ void run_bench_model(const BenchOptions& o) {
   std::map<std::string, runtime::NDArray> inputs;
   std::optional<TuningLogs> logs;
   if (!o.log.empty()) logs = read_tuning_logs(o.log, o.backend->target().str());
-  graph::ImportOptions import_options;
-  for (const auto& spec : o.input_shapes) graph::parse_input_shape(spec, import_options);
   const graph::Graph g =
-      choose_layout(layout_candidates(o.model, import_options, o.layout, o.backend->target()), logs ? &*logs : nullptr)
+      choose_layout(layout_candidates(specialize_model(o.model, o.model_inputs), o.layout, o.backend->target()),
+                    logs ? &*logs : nullptr)
           .graph;
   if (!o.tuned_only) {
     graph::ExecutorOptions default_options;

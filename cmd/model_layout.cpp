@@ -20,9 +20,7 @@ void add_layout_option(CLI::App* sub, std::string& layout) {
       ->capture_default_str();
 }
 
-std::vector<LaidOutModel> layout_candidates(const std::string& path, const graph::ImportOptions& import_options,
-                                            const std::string& layout, const target::Target& target) {
-  graph::Graph g = graph::simplify_graph(graph::import_onnx(path, import_options));
+std::vector<LaidOutModel> layout_candidates(graph::Graph g, const std::string& layout, const target::Target& target) {
   bool cpu = target.kind == target::TargetKind::Llvm;
   user_check(cpu || layout != "nchwc", "--layout nchwc is for CPU targets; ", target.str(), " runs nchw");
   auto laid_out = [](const std::string& name, graph::Graph graph) {

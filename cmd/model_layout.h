@@ -15,7 +15,6 @@
 
 #include "cmd/tuning_logs.h"
 #include "graph/graph.h"
-#include "graph/import.h"
 #include "tasks/extract.h"
 #include "target/target.h"
 
@@ -37,8 +36,8 @@ struct LaidOutModel {
 // The layouts --layout allows for the target: the one it names; for "auto"
 // on a CPU target nchwc and nchw when they differ (a model without
 // convolutions to block has one graph); a GPU target's nchw.
-std::vector<LaidOutModel> layout_candidates(const std::string& path, const graph::ImportOptions& import_options,
-                                            const std::string& layout, const target::Target& target);
+// `g` is the model as cmd/model_inputs.h specializes it.
+std::vector<LaidOutModel> layout_candidates(graph::Graph g, const std::string& layout, const target::Target& target);
 
 // Sum over the tasks of weight x the logs' best median cost; +inf when the
 // logs miss a task.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "cmd/model_inputs.h"
 #include "cmd/model_layout.h"
 #include "cmd/model_runner.h"
 #include "cmd/subcommands.h"
@@ -26,8 +27,8 @@ namespace {
 
 struct RunOptions {
   std::string model;
-  std::vector<std::string> inputs;        // NAME=FILE.pb or NAME=raw:FILE
-  std::vector<std::string> input_shapes;  // NAME=1x3x224x224
+  std::vector<std::string> inputs;  // NAME=FILE.pb or NAME=raw:FILE
+  ModelInputOptions model_inputs;
   std::string output_dir;
   std::string target = "llvm";
   std::string log;  // tuning log or folder: its best records schedule the subgraphs they cover
@@ -79,8 +80,11 @@ void print_output(const std::string& name, const runtime::NDArray& value) {
 }
 
 void run_model(const RunOptions& o) {
-  graph::ImportOptions import_options;
-  for (const auto& spec : o.input_shapes) graph::parse_input_shape(spec, import_options);
+  const graph::ImportOptions import_options = o.model_inputs.import_options();
+  const graph::Graph imported = graph::import_onnx(o.model, import_options);
+  // Read every input before compiling: a bad file fails fast, and the values
+  // of inputs that decide shapes specialize the model.
+  const graph::InputValues inputs = read_inputs(imported, o.inputs);
   graph::ExecutorOptions executor_options;
   executor_options.backend = backend::make_backend(backend::resolve_target(o.target));
   if (!o.emulate) executor_options.backend->check_runs_here("run runs");
@@ -92,16 +96,19 @@ void run_model(const RunOptions& o) {
     logs = read_tuning_logs(o.log, executor_options.backend->target().str());
     executor_options.schedule = schedules_from_log(logs, coverage);
   }
-  graph::Graph g = choose_layout(layout_candidates(o.model, import_options, o.layout, executor_options.backend->target()),
+  graph::Graph g = choose_layout(layout_candidates(specialize_model(imported, import_options, inputs), o.layout,
+                                                   executor_options.backend->target()),
                                  o.log.empty() ? nullptr : &logs)
                       .graph;
   LoadedModel m = load_model(g, executor_options);
   if (!o.log.empty())
     std::printf("tuned schedules from %s for %zu of %zu tasks\n", o.log.c_str(), coverage.covered.size(),
                 coverage.seen.size());
-  // Read every input before running so that a bad file fails fast.
-  std::map<std::string, runtime::NDArray> inputs = read_inputs(m.graph, o.inputs);
-  std::map<std::string, runtime::NDArray> outputs = m.executor.run(inputs);
+  // Inputs the model was specialized on are no longer its inputs.
+  graph::InputValues feed;
+  for (const auto& [name, value] : inputs)
+    if (is_graph_input(m.graph, name) || !is_graph_input(imported, name)) feed.emplace(name, value);
+  std::map<std::string, runtime::NDArray> outputs = m.executor.run(feed);
 
   std::error_code ec;
   std::filesystem::create_directories(o.output_dir, ec);
@@ -121,7 +128,7 @@ void register_run(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("run", "Run a whole ONNX model with compiled kernels (default or tuned schedules)");
   sub->add_option("model", options->model, "the ONNX model")->required();
   sub->add_option("--input", options->inputs, "NAME=FILE.pb (ONNX TensorProto) or NAME=raw:FILE; repeatable");
-  sub->add_option("--input-shape", options->input_shapes, "NAME=1x3x224x224: pins symbolic input dimensions");
+  add_model_input_options(sub, options->model_inputs);
   sub->add_option("--target", options->target, "code generation target: llvm (this CPU), \"llvm -mcpu=NAME\", cuda, \"cuda -arch=sm_80\", ...")
       ->capture_default_str();
   sub->add_option("--output-dir", options->output_dir, "where to write <output name>.pb files")->required();

@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "backend/backend.h"
+#include "cmd/model_inputs.h"
 #include "cmd/model_layout.h"
 #include "cmd/subcommands.h"
-#include "graph/import.h"
 #include "graph/partition.h"
 #include "ir/printer.h"
 #include "tasks/extract.h"
@@ -23,7 +23,7 @@ namespace {
 
 struct TasksOptions {
   std::string model;
-  std::vector<std::string> input_shapes;
+  ModelInputOptions model_inputs;
   std::string target = "llvm";
   std::string layout = "auto";
   bool json = false;
@@ -83,9 +83,8 @@ nlohmann::ordered_json to_json(const std::vector<tasks::Task>& tasks) {
 }
 
 void run_tasks(const TasksOptions& o) {
-  graph::ImportOptions import_options;
-  for (const std::string& spec : o.input_shapes) graph::parse_input_shape(spec, import_options);
-  graph::Graph g = choose_layout(layout_candidates(o.model, import_options, o.layout, backend::resolve_target(o.target)),
+  graph::Graph g = choose_layout(layout_candidates(specialize_model(o.model, o.model_inputs), o.layout,
+                                                   backend::resolve_target(o.target)),
                                  nullptr)
                       .graph;
   std::vector<graph::Subgraph> subgraphs = graph::partition(g);
@@ -103,7 +102,7 @@ void register_tasks(CLI::App& app) {
   auto o = std::make_shared<TasksOptions>();
   CLI::App* sub = app.add_subcommand("tasks", "List the tuning tasks of an ONNX model (unique fused subgraphs)");
   sub->add_option("model", o->model, "ONNX model file")->required();
-  sub->add_option("--input-shape", o->input_shapes, "Pin an input's shape: name=1x3x224x224 (repeatable)");
+  add_model_input_options(sub, o->model_inputs);
   sub->add_option("--target", o->target, "the target the tasks are for (it sets the layout's block)")->capture_default_str();
   add_layout_option(sub, o->layout);
   sub->add_flag("--json", o->json, "Print a JSON array instead of a table");

@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "cmd/model_inputs.h"
 #include "cmd/model_layout.h"
 #include "cmd/subcommands.h"
 #include "cmd/tuning_logs.h"
-#include "graph/import.h"
 #include <spdlog/spdlog.h>
 
 #include "ir/error.h"
@@ -41,16 +41,14 @@ struct TuneCmdOptions {
   std::string policy = "gradient";
   std::string search = "evolutionary";
   int measures_per_round = 0;  // 0: chosen from the budget (run_tune)
-  std::vector<std::string> input_shapes;
+  ModelInputOptions model_inputs;
   std::string layout = "auto";
   tune::TuneOptions tune;
   bool no_cost_model = false;
 };
 
 std::vector<LaidOutModel> model_layouts(const TuneCmdOptions& o) {
-  graph::ImportOptions import_options;
-  for (const std::string& spec : o.input_shapes) graph::parse_input_shape(spec, import_options);
-  return layout_candidates(o.model, import_options, o.layout, o.tune.backend->target());
+  return layout_candidates(specialize_model(o.model, o.model_inputs), o.layout, o.tune.backend->target());
 }
 
 void finish(const tune::TuneSummary& summary, const std::vector<tasks::Task>& tasks, const TuneCmdOptions& o);
@@ -211,7 +209,7 @@ void register_tune(CLI::App& app) {
       ->default_val("evolutionary")
       ->check(CLI::IsMember({"evolutionary", "construct"}));
   sub->add_flag("--no-cost-model", o->no_cost_model, "Rank candidates randomly instead of with XGBoost (a baseline)");
-  sub->add_option("--input-shape", o->input_shapes, "Pin an input's shape: name=1x3x224x224 (repeatable)");
+  add_model_input_options(sub, o->model_inputs);
   add_layout_option(sub, o->layout);
   sub->callback([o] { run_tune(*o); });
 }

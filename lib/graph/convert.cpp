@@ -81,6 +81,18 @@ std::vector<te::Tensor> convert_node(const Node& node, const std::vector<te::Ten
   return outs;
 }
 
+void fail_shape_input(const std::string& what, const std::string& value, std::vector<std::string> from) {
+  std::string source = from == std::vector<std::string>{value} ? "it is the model input " : "it is computed from the model inputs ";
+  std::string binds;
+  for (size_t k = 0; k < from.size(); ++k) {
+    source += (k ? ", '" : "'") + from[k] + "'";
+    binds += (k ? " " : "") + ("--bind " + from[k] + "=V1,V2,...");
+  }
+  throw ShapeInputError(what + " must be known when compiling; " + source + ": give its value with " + binds +
+                            " (run also takes it from --input NAME=FILE.pb)",
+                        std::move(from));
+}
+
 // ---- NodeContext ------------------------------------------------------------
 
 const te::Tensor& NodeContext::in(size_t i) const {
@@ -102,9 +114,11 @@ std::vector<int64_t> NodeContext::shape(size_t i) const {
 const runtime::NDArray& NodeContext::constant(size_t i, const std::string& what) const {
   check(i < node.inputs.size() && !node.inputs[i].empty(), "input ", i, " (", what, ") is missing");
   auto it = graph.constants.find(node.inputs[i]);
-  check(it != graph.constants.end(), "input ", i, " ('", node.inputs[i], "', ", what,
-        ") must be a constant known at compile time");
-  return it->second;
+  if (it != graph.constants.end()) return it->second;
+  std::vector<std::string> from = graph.upstream_inputs(node.inputs[i]);
+  check(!from.empty(), "input ", i, " ('", node.inputs[i], "', ", what, ") must be a constant known at compile time");
+  fail_shape_input(detail::concat(node.describe(), ": input ", i, " ('", node.inputs[i], "', ", what, ")"),
+                   node.inputs[i], std::move(from));
 }
 
 std::vector<int64_t> NodeContext::const_ints(size_t i, const std::string& what) const {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "ir/error.h"
 #include "te/tensor.h"
 
 namespace tunectl::graph {
@@ -64,11 +65,26 @@ bool is_supported_op(const std::string& op_type);
 // UserError naming the node for an unsupported op.
 OpClass op_class(const Node& node);
 
+// The error of a node input that must be known at compile time (Reshape's
+// shape, Slice's starts, Resize's scales, ...) but is computed from graph
+// inputs, which `inputs` names: a caller that knows their values binds them
+// (graph::specialize) and converts again.
+struct ShapeInputError : UserError {
+  ShapeInputError(const std::string& message, std::vector<std::string> inputs)
+      : UserError(message), inputs(std::move(inputs)) {}
+  std::vector<std::string> inputs;
+};
+
+// Throws the ShapeInputError of `what` ("node 'r' (Reshape): input 1 ('s',
+// the new shape)"), whose value `value` is computed from the graph inputs
+// `from`.
+[[noreturn]] void fail_shape_input(const std::string& what, const std::string& value, std::vector<std::string> from);
+
 // Builds the node's outputs (one te::Tensor per ONNX output, in order) from
 // tensors for its inputs (null for omitted optional inputs). Tensor names
 // derive from the node's output names. UserError naming the node, op type and
 // problem for an unsupported attribute value or a non-constant input that
-// must be constant.
+// must be constant (a ShapeInputError when graph inputs decide it).
 std::vector<te::Tensor> convert_node(const Node& node, const std::vector<te::Tensor>& inputs, const Graph& graph);
 
 // tunectl has no rank-0 tensors: an ONNX scalar (shape []) is held as a

@@ -1,6 +1,7 @@
 #include "graph/graph.h"
 
 #include <algorithm>
+#include <set>
 
 #include "ir/error.h"
 
@@ -79,6 +80,26 @@ int Graph::producer(const std::string& value) const {
     }
   }
   return -1;
+}
+
+std::vector<std::string> Graph::upstream_inputs(const std::string& value) const {
+  std::set<std::string> seen, reached;
+  std::vector<std::string> todo{value};
+  while (!todo.empty()) {
+    std::string v = std::move(todo.back());
+    todo.pop_back();
+    if (v.empty() || !seen.insert(v).second) continue;
+    const int p = producer(v);
+    if (p < 0) {
+      reached.insert(v);
+      continue;
+    }
+    todo.insert(todo.end(), nodes[p].inputs.begin(), nodes[p].inputs.end());
+  }
+  std::vector<std::string> out;
+  for (const std::string& in : inputs)
+    if (reached.count(in)) out.push_back(in);
+  return out;
 }
 
 std::vector<int> Graph::consumers(const std::string& value) const {

@@ -72,6 +72,9 @@ struct Graph {
   int producer(const std::string& value) const;
   // Indices of the nodes reading value.
   std::vector<int> consumers(const std::string& value) const;
+  // The graph inputs that value is computed from (itself when it is one), in
+  // the order of `inputs`.
+  std::vector<std::string> upstream_inputs(const std::string& value) const;
   bool is_output(const std::string& value) const;
   // A value name derived from base that no value or constant of the graph has.
   std::string fresh_name(const std::string& base) const;

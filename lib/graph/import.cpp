@@ -108,16 +108,27 @@ std::set<std::string> initializer_names(const onnx::GraphProto& graph) {
 // inference starts from static shapes.
 void pin_input_shapes(onnx::GraphProto& graph, const ImportOptions& options) {
   std::set<std::string> inits = initializer_names(graph);
-  for (const auto& [name, shape] : options.input_shapes) {
-    onnx::ValueInfoProto* input = nullptr;
-    std::string names;
-    for (auto& in : *graph.mutable_input()) {
-      if (inits.count(in.name())) continue;
-      names += (names.empty() ? "" : ", ") + in.name();
-      if (in.name() == name) input = &in;
-    }
-    user_check(input != nullptr, "--input-shape names '", name, "', which is not an input of the model (inputs: ",
+  std::map<std::string, onnx::ValueInfoProto*> inputs;
+  std::string names;
+  for (auto& in : *graph.mutable_input()) {
+    if (inits.count(in.name())) continue;
+    inputs[in.name()] = &in;
+    names += (names.empty() ? "" : ", ") + in.name();
+  }
+  std::map<std::string, std::vector<int64_t>> shapes = options.input_shapes;
+  for (const auto& [name, values] : options.bindings) {
+    auto it = inputs.find(name);
+    user_check(it != inputs.end(), "--bind names '", name, "', which is not an input of the model (inputs: ", names,
+               ")");
+    const auto& tensor = it->second->type().tensor_type();
+    if (!shapes.count(name) && tensor.shape().dim_size() == 1 && !tensor.shape().dim(0).has_dim_value())
+      shapes[name] = {static_cast<int64_t>(values.size())};
+  }
+  for (const auto& [name, shape] : shapes) {
+    auto it = inputs.find(name);
+    user_check(it != inputs.end(), "--input-shape names '", name, "', which is not an input of the model (inputs: ",
                names, ")");
+    onnx::ValueInfoProto* input = it->second;
     user_check(input->type().has_tensor_type(), "input '", name, "' is not a tensor");
     auto* tensor_shape = input->mutable_type()->mutable_tensor_type()->mutable_shape();
     if (tensor_shape->dim_size() == 0 && !input->type().tensor_type().has_shape()) {
@@ -353,6 +364,22 @@ void parse_input_shape(const std::string& spec, ImportOptions& options) {
   user_check(spec.back() != 'x', "--input-shape '", spec, "': trailing 'x'");
   user_check(!options.input_shapes.count(name), "--input-shape gives '", name, "' twice");
   options.input_shapes[name] = std::move(shape);
+}
+
+void parse_binding(const std::string& spec, ImportOptions& options) {
+  const size_t eq = spec.find('=');
+  user_check(eq != std::string::npos && eq > 0 && eq + 1 < spec.size(), "--bind '", spec,
+             "' is malformed; expected name=v1,v2,... (e.g. shape=1,3,224,224)");
+  const std::string name = spec.substr(0, eq);
+  std::vector<std::string> values;
+  std::stringstream list(spec.substr(eq + 1));
+  for (std::string v; std::getline(list, v, ',');) {
+    user_check(!v.empty(), "--bind '", spec, "': an empty value");
+    values.push_back(v);
+  }
+  user_check(spec.back() != ',', "--bind '", spec, "': trailing ','");
+  user_check(!options.bindings.count(name), "--bind gives '", name, "' twice");
+  options.bindings[name] = std::move(values);
 }
 
 }  // namespace tunectl::graph

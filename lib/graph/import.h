@@ -19,11 +19,17 @@ struct ImportOptions {
   // Pins the dimensions of graph inputs: name -> full shape (from
   // `--input-shape name=1x3x224x224`). Needed when an input has symbolic dims.
   std::map<std::string, std::vector<int64_t>> input_shapes;
+  // Values of inputs that decide shapes (`--bind name=1,2,3`), as written;
+  // graph::bound_values reads them in the input's dtype. A rank-1 input with a
+  // symbolic dimension and no --input-shape takes their count as its length.
+  std::map<std::string, std::vector<std::string>> bindings;
 };
 
 Graph import_onnx(const std::string& path, const ImportOptions& options = {});
 
 // Parses "name=1x3x224x224" into an ImportOptions entry; UserError when malformed.
 void parse_input_shape(const std::string& spec, ImportOptions& options);
+// Parses "name=1,2,3" into an ImportOptions binding; UserError when malformed.
+void parse_binding(const std::string& spec, ImportOptions& options);
 
 }  // namespace tunectl::graph

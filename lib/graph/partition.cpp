@@ -59,8 +59,17 @@ class Partitioner {
   void place(int i) {
     const Node& n = g_.nodes[i];
     OpClass cls = op_class(n);
-    user_check(cls != OpClass::Shape, n.describe(),
-               " computes shape data from values that are not constants; it must fold away before partitioning");
+    if (cls == OpClass::Shape) {
+      // Shape reads no values, only a shape: it needs folding, not binding.
+      for (size_t k = 0; k < n.inputs.size() && n.op_type != "Shape"; ++k) {
+        std::vector<std::string> from = g_.upstream_inputs(n.inputs[k]);
+        if (!g_.is_constant(n.inputs[k]) && !from.empty())
+          fail_shape_input(n.describe() + ": input " + std::to_string(k) + " ('" + n.inputs[k] + "', shape data)",
+                           n.inputs[k], std::move(from));
+      }
+      user_fail(n.describe(), " computes shape data from values that are not constants; it must fold away before "
+                "partitioning");
+    }
     std::set<int> reads;  // groups whose values n reads
     for (const std::string& in : n.inputs) {
       auto it = producer_.find(in);

@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "ir/error.h"
+#include "ir/printer.h"
 
 namespace tunectl::graph {
 
@@ -48,21 +49,14 @@ bool is_forwarding(const Node& n, const Graph& g) {
 
 }  // namespace
 
-std::set<std::string> resize_operands(const Graph& g) {
-  std::set<std::string> out;
-  for (const Node& n : g.nodes)
-    if ((n.op_type == "Resize" || n.op_type == "Upsample") && n.inputs.size() > 1)
-      out.insert(n.inputs.begin() + 1, n.inputs.end());
-  return out;
-}
-
 Graph bind_inputs(Graph g, const std::map<std::string, runtime::NDArray>& values) {
   for (const auto& [name, value] : values) {
     auto it = std::find(g.inputs.begin(), g.inputs.end(), name);
     user_check(it != g.inputs.end(), "cannot bind '", name, "': not an input of the model");
     const ValueInfo& info = g.info(name);
     user_check(value.dtype() == info.dtype && value.shape() == info.shape, "cannot bind '", name,
-               "': the value does not have the input's dtype and shape");
+               "': the value is ", ir::to_string(value.dtype()), " ", ir::shape_to_string(value.shape()),
+               ", the input ", ir::to_string(info.dtype), " ", ir::shape_to_string(info.shape));
     g.constants[name] = value;
     g.inputs.erase(it);
   }

@@ -9,7 +9,6 @@
 #pragma once
 
 #include <map>
-#include <set>
 #include <string>
 
 #include "graph/graph.h"
@@ -22,11 +21,6 @@ namespace tunectl::graph {
 // indices as an input runs once those are fixed). UserError for a name that is
 // not an input or a value of the wrong dtype or shape.
 Graph bind_inputs(Graph g, const std::map<std::string, runtime::NDArray>& values);
-
-// The float values the graph's Resize and Upsample nodes take as inputs
-// (roi, scales): like integer shapes and axes, they decide shapes and must be
-// known when compiling, so a graph input among them is to be bound.
-std::set<std::string> resize_operands(const Graph& g);
 
 Graph remove_identities(Graph g);
 Graph fold_constants(Graph g);

@@ -42,6 +42,16 @@ check "tasks --json gives shapes as lists of dimensions" \
 check "the tasks table prints shapes as [1x16x32x32]" \
   bash -c '"$0" tasks "$1" --layout nchw | grep -q -- "-> \[1x16x32x32\]"' "$tunectl" "$model"
 expect 0 "output" -- "$tunectl" run "$model" --input "input=$input" --output-dir "$work/out"
+# An input that decides a shape: run specializes on its file's value, the
+# other commands on --bind; without a value the error names it and the flag.
+reshape=$onnx/node/test_reshape_reordered_all_dims
+expect 0 "reshaped float32 [4x2x3]" -- "$tunectl" run "$reshape/model.onnx" \
+  --input "data=$reshape/test_data_set_0/input_0.pb" --input "shape=$reshape/test_data_set_0/input_1.pb" \
+  --output-dir "$work/reshape"
+expect 2 "it is the model input 'shape': give its value with --bind shape=" -- "$tunectl" tasks "$reshape/model.onnx"
+expect 0 "[2x3x4] -> [4x2x3]" -- "$tunectl" tasks "$reshape/model.onnx" --bind shape=4,2,3
+expect 0 "[2x3x4] -> [6x4x1]" -- "$tunectl" tasks "$reshape/model.onnx" --bind shape=6,-1,1
+expect 2 "--bind shape gives 2 values, but input 'shape' of shape [3] holds 3" -- "$tunectl" tasks "$reshape/model.onnx" --bind shape=6,4
 check "run wrote output.pb" test -s "$work/out/output.pb"
 expect 0 "check: output matches the reference" -- "$tunectl" compile --op conv2d --check \
   --params '{"N":1,"C":8,"H":14,"W":14,"K":16,"R":3,"S":3,"pad":1}' --emit loop

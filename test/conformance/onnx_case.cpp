@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <set>
 
 #include "graph/executor.h"
 #include "graph/import.h"
 #include "graph/partition.h"
-#include "graph/passes.h"
+#include "graph/specialize.h"
 #include "graph/tensor_proto.h"
 #include "ir/error.h"
 
@@ -59,15 +58,10 @@ CaseResult run_onnx_case(const std::string& model, const std::vector<std::string
   try {
     graph::Graph imported = graph::import_onnx(model);
     auto given = assign(inputs, imported.inputs, "input");
-    // Node tests feed shapes, axes, pads and indices as integer inputs, and
-    // Resize's roi and scales as float ones; tunectl compiles static
-    // shapes, so those are bound as constants.
-    const std::set<std::string> resize_operands = graph::resize_operands(imported);
-    std::map<std::string, runtime::NDArray> shape_inputs;
-    for (const auto& [name, value] : given)
-      if (ir::is_int(value.dtype()) || resize_operands.count(name)) shape_inputs[name] = value;
-    graph::Graph g = graph::simplify_graph(graph::bind_inputs(std::move(imported), shape_inputs));
-    // Inputs that simplification found unused are no longer the graph's.
+    // Node tests feed shapes, axes, pads and Resize's scales as inputs:
+    // `tunectl run` specializes the model on those, and so does this.
+    graph::Graph g = graph::specialize(imported, given);
+    // Inputs bound, or found unused by simplification, are no longer the graph's.
     std::map<std::string, runtime::NDArray> feed;
     for (const auto& name : g.inputs)
       if (given.count(name)) feed[name] = given.at(name);

@@ -91,38 +91,38 @@ std::string run_node_test(const fs::path& dir) {
     } catch (const UserError& e) {
       return kImportFailed + e.what();
     }
-    std::map<std::string, te::Tensor> tensors;
     std::map<std::string, runtime::NDArray> feed;
     fs::path data = dir / "test_data_set_0";
-    std::vector<std::string> inputs;
-    const std::set<std::string> resize_operands = graph::resize_operands(g);
-    for (size_t i = 0; i < g.inputs.size(); ++i) {
-      const std::string& name = g.inputs[i];
-      runtime::NDArray value = read_tensor_pb((data / ("input_" + std::to_string(i) + ".pb")).string()).value;
-      feed[name] = value;
-      // Node tests pass compile-time data (shapes, axes, starts, split
-      // sizes, range bounds, flags, Resize's scales) as graph inputs: bind
-      // those to their test values, as constant folding of a real model would.
-      if (ir::is_int(value.dtype()) || value.num_elements() == 1 || resize_operands.count(name)) {
-        g.constants[name] = value;
-      } else {
-        inputs.push_back(name);
+    for (size_t i = 0; i < g.inputs.size(); ++i)
+      feed[g.inputs[i]] = read_tensor_pb((data / ("input_" + std::to_string(i) + ".pb")).string()).value;
+    // Node tests pass compile-time data (shapes, axes, starts, split sizes,
+    // flags, Resize's scales) as graph inputs: the converters name those
+    // (ShapeInputError), and they are bound to their test values, as
+    // graph::specialize does for `tunectl run`.
+    std::map<std::string, te::Tensor> tensors;
+    for (;;) {
+      tensors.clear();
+      for (const auto& name : g.inputs) {
+        const ValueInfo& info = g.info(name);
+        tensors[name] = te::placeholder(name, te_shape(info.shape), info.dtype);
       }
-    }
-    g.inputs = inputs;
-    for (const auto& name : g.inputs) {
-      const ValueInfo& info = g.info(name);
-      tensors[name] = te::placeholder(name, te_shape(info.shape), info.dtype);
-    }
-    for (const auto& [name, value] : g.constants) {
-      tensors[name] = te::placeholder(name, te_shape(value.shape()), value.dtype());
-      feed[name] = value;
-    }
-    for (const Node& node : g.nodes) {
-      std::vector<te::Tensor> in;
-      for (const auto& name : node.inputs) in.push_back(name.empty() ? nullptr : tensors.at(name));
-      std::vector<te::Tensor> outs = convert_node(node, in, g);
-      for (size_t k = 0; k < outs.size(); ++k) tensors[node.outputs[k]] = outs[k];
+      for (const auto& [name, value] : g.constants) {
+        tensors[name] = te::placeholder(name, te_shape(value.shape()), value.dtype());
+        feed[name] = value;
+      }
+      try {
+        for (const Node& node : g.nodes) {
+          std::vector<te::Tensor> in;
+          for (const auto& name : node.inputs) in.push_back(name.empty() ? nullptr : tensors.at(name));
+          std::vector<te::Tensor> outs = convert_node(node, in, g);
+          for (size_t k = 0; k < outs.size(); ++k) tensors[node.outputs[k]] = outs[k];
+        }
+        break;
+      } catch (const ShapeInputError& e) {
+        std::map<std::string, runtime::NDArray> values;
+        for (const std::string& name : e.inputs) values[name] = feed.at(name);
+        g = bind_inputs(std::move(g), values);
+      }
     }
     std::vector<te::Tensor> outputs;
     for (const auto& name : g.outputs) outputs.push_back(tensors.at(name));
