@@ -14,16 +14,28 @@ namespace {
 
 using ir::Expr;
 
-// f of a float x; the result has x's type, or `result` when given (bool
-// for the predicates).
-te::Tensor unary(const te::Tensor& x, const std::string& name, const std::function<Expr(Expr)>& f,
-                 std::optional<ir::DType> result = std::nullopt) {
-  user_check(ir::is_float(x->dtype()), name, ": needs a float input, '", x->name, "' is ",
-             ir::to_string(x->dtype()));
+// f of x; the result has x's type, or `result` when given (bool for the
+// predicates).
+te::Tensor any_unary(const te::Tensor& x, const std::string& name, const std::function<Expr(Expr)>& f,
+                     std::optional<ir::DType> result = std::nullopt) {
   return te::compute(
       name, x->shape(),
       [&](const std::vector<ir::Var>& i) { return f(te::read(x, {i.begin(), i.end()})); }, "elemwise",
       result.value_or(x->dtype()));
+}
+
+// f of a float x.
+te::Tensor unary(const te::Tensor& x, const std::string& name, const std::function<Expr(Expr)>& f,
+                 std::optional<ir::DType> result = std::nullopt) {
+  user_check(ir::is_float(x->dtype()), name, ": needs a float input, '", x->name, "' is ",
+             ir::to_string(x->dtype()));
+  return any_unary(x, name, f, result);
+}
+
+// f of a number, float or integer (ONNX's Neg, Abs, Sign, Relu take both).
+te::Tensor numeric_unary(const te::Tensor& x, const std::string& name, const std::function<Expr(Expr)>& f) {
+  user_check(x->dtype() != ir::DType::Bool, name, ": needs a number, '", x->name, "' is bool");
+  return any_unary(x, name, f);
 }
 
 // f over the broadcast of a and b; the result has the operands' type, or
@@ -47,15 +59,15 @@ te::Tensor logical(const te::Tensor& a, const te::Tensor& b, const std::string& 
 
 Expr call(ir::MathFunc f, Expr x) { return ir::make_call(f, {std::move(x)}); }
 
-// f(x), elementwise.
-te::Tensor math(const te::Tensor& x, const std::string& name, ir::MathFunc f) {
+}  // namespace
+
+te::Tensor math(const te::Tensor& x, ir::MathFunc f, const std::string& name) {
+  internal_check(ir::arity(f) == 1, "ops::math: ", ir::to_string(f), " is not unary");
   return unary(x, name, [f](Expr v) { return call(f, v); });
 }
 
-}  // namespace
-
 te::Tensor relu(const te::Tensor& x, const std::string& name) {
-  return unary(x, name, [](Expr v) { return ir::make_max(v, ir::make_zero(v.dtype())); });
+  return numeric_unary(x, name, [](Expr v) { return ir::make_max(v, ir::make_zero(v.dtype())); });
 }
 
 te::Tensor clip(const te::Tensor& x, double lo, double hi, const std::string& name) {
@@ -72,9 +84,9 @@ te::Tensor sigmoid(const te::Tensor& x, const std::string& name) {
   });
 }
 
-te::Tensor tanh(const te::Tensor& x, const std::string& name) { return math(x, name, ir::MathFunc::tanh); }
+te::Tensor tanh(const te::Tensor& x, const std::string& name) { return math(x, ir::MathFunc::tanh, name); }
 
-te::Tensor erf(const te::Tensor& x, const std::string& name) { return math(x, name, ir::MathFunc::erf); }
+te::Tensor erf(const te::Tensor& x, const std::string& name) { return math(x, ir::MathFunc::erf, name); }
 
 te::Tensor gelu(const te::Tensor& x, const std::string& name) {
   return unary(x, name, [](Expr v) {
@@ -96,30 +108,32 @@ te::Tensor reciprocal(const te::Tensor& x, const std::string& name) {
   return unary(x, name, [](Expr v) { return ir::make_const(v.dtype(), 1) / v; });
 }
 
-te::Tensor exp(const te::Tensor& x, const std::string& name) { return math(x, name, ir::MathFunc::exp); }
+te::Tensor exp(const te::Tensor& x, const std::string& name) { return math(x, ir::MathFunc::exp, name); }
 
-te::Tensor sqrt(const te::Tensor& x, const std::string& name) { return math(x, name, ir::MathFunc::sqrt); }
+te::Tensor sqrt(const te::Tensor& x, const std::string& name) { return math(x, ir::MathFunc::sqrt, name); }
 
 te::Tensor neg(const te::Tensor& x, const std::string& name) {
-  return unary(x, name, [](Expr v) { return -v; });
+  return numeric_unary(x, name, [](Expr v) { return -v; });
 }
 
-te::Tensor abs(const te::Tensor& x, const std::string& name) { return math(x, name, ir::MathFunc::abs); }
+te::Tensor abs(const te::Tensor& x, const std::string& name) {
+  return numeric_unary(x, name, [](Expr v) { return call(ir::MathFunc::abs, v); });
+}
 
-te::Tensor log(const te::Tensor& x, const std::string& name) { return math(x, name, ir::MathFunc::log); }
+te::Tensor log(const te::Tensor& x, const std::string& name) { return math(x, ir::MathFunc::log, name); }
 
-te::Tensor floor(const te::Tensor& x, const std::string& name) { return math(x, name, ir::MathFunc::floor); }
+te::Tensor floor(const te::Tensor& x, const std::string& name) { return math(x, ir::MathFunc::floor, name); }
 
-te::Tensor ceil(const te::Tensor& x, const std::string& name) { return math(x, name, ir::MathFunc::ceil); }
+te::Tensor ceil(const te::Tensor& x, const std::string& name) { return math(x, ir::MathFunc::ceil, name); }
 
-te::Tensor round(const te::Tensor& x, const std::string& name) { return math(x, name, ir::MathFunc::round); }
+te::Tensor round(const te::Tensor& x, const std::string& name) { return math(x, ir::MathFunc::round, name); }
 
-te::Tensor sin(const te::Tensor& x, const std::string& name) { return math(x, name, ir::MathFunc::sin); }
+te::Tensor sin(const te::Tensor& x, const std::string& name) { return math(x, ir::MathFunc::sin, name); }
 
-te::Tensor cos(const te::Tensor& x, const std::string& name) { return math(x, name, ir::MathFunc::cos); }
+te::Tensor cos(const te::Tensor& x, const std::string& name) { return math(x, ir::MathFunc::cos, name); }
 
 te::Tensor sign(const te::Tensor& x, const std::string& name) {
-  return unary(x, name, [](Expr v) {
+  return numeric_unary(x, name, [](Expr v) {
     const ir::DType t = v.dtype();
     return ir::make_select(v > ir::make_zero(t), ir::make_const(t, 1),
                            ir::make_select(v < ir::make_zero(t), ir::make_const(t, -1), ir::make_zero(t)));

@@ -31,6 +31,9 @@ te::Tensor ceil(const te::Tensor& x, const std::string& name = "ceil");
 te::Tensor round(const te::Tensor& x, const std::string& name = "round");
 te::Tensor sin(const te::Tensor& x, const std::string& name = "sin");
 te::Tensor cos(const te::Tensor& x, const std::string& name = "cos");
+// f(x) elementwise for a unary function (the trigonometric and hyperbolic
+// ones and their inverses have no wrapper of their own).
+te::Tensor math(const te::Tensor& x, ir::MathFunc f, const std::string& name);
 // -1, 0 or 1 in x's type.
 te::Tensor sign(const te::Tensor& x, const std::string& name = "sign");
 // Bool results: x is NaN; x is an infinity (of the signs asked for).

@@ -47,8 +47,10 @@ namespace tunectl::graph {
   X(Gather, Injective) X(Unsqueeze, Injective) X(Squeeze, Injective) X(Pad, Injective)                   \
   X(Expand, Injective) X(DepthToSpace, Injective) X(SpaceToDepth, Injective) X(Tile, Injective)          \
   X(Identity, Injective) X(Dropout, Injective) X(Resize, Injective) X(Upsample, Injective)            \
-  X(Trilu, Injective) X(GatherElements, Injective)                                                      \
-  X(Shape, Shape)                                                                                        \
+  X(Trilu, Injective) X(GatherElements, Injective) X(Tan, Elementwise) X(Asin, Elementwise)             \
+  X(Acos, Elementwise) X(Atan, Elementwise) X(Sinh, Elementwise) X(Cosh, Elementwise)                    \
+  X(Asinh, Elementwise) X(Acosh, Elementwise) X(Atanh, Elementwise) X(CastLike, Elementwise)            \
+  X(Shape, Shape) X(Size, Shape)                                                                         \
   X(Constant, Shape) X(ConstantOfShape, Shape) X(Range, Shape)
 
 // Operators that only graph passes make, never read from a model: the

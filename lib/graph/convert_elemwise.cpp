@@ -170,6 +170,10 @@ void add_elemwise_converters(ConverterTable& t) {
   t["Round"] = unary(ops::round);
   t["Sin"] = unary(ops::sin);
   t["Cos"] = unary(ops::cos);
+  for (auto [op, f] : {std::pair{"Tan", ir::MathFunc::tan}, {"Asin", ir::MathFunc::asin}, {"Acos", ir::MathFunc::acos},
+                       {"Atan", ir::MathFunc::atan}, {"Sinh", ir::MathFunc::sinh}, {"Cosh", ir::MathFunc::cosh},
+                       {"Asinh", ir::MathFunc::asinh}, {"Acosh", ir::MathFunc::acosh}, {"Atanh", ir::MathFunc::atanh}})
+    t[op] = [f](const NodeContext& c) { return std::vector<te::Tensor>{ops::math(c.in(0), f, c.out_name())}; };
   t["Sign"] = unary(ops::sign);
   t["IsNaN"] = unary(ops::is_nan);
   t["IsInf"] = [](const NodeContext& c) {
@@ -198,6 +202,9 @@ void add_elemwise_converters(ConverterTable& t) {
   t["Gelu"] = convert_gelu;
   t["Where"] = convert_where;
   t["Cast"] = convert_cast;
+  t["CastLike"] = [](const NodeContext& c) {
+    return std::vector<te::Tensor>{ops::cast(c.in(0), c.in(1)->dtype(), c.out_name())};
+  };
   t["PRelu"] = convert_prelu;
   t["Equal"] = binary(ops::equal);
   t["Greater"] = binary(ops::greater);

@@ -331,6 +331,12 @@ std::vector<te::Tensor> convert_shape(const NodeContext& c) {
   return {known_values(c, values)};
 }
 
+std::vector<te::Tensor> convert_size(const NodeContext& c) {
+  runtime::NDArray count(ir::DType::Int64, {});
+  count.set_int(0, ops::product(c.shape(0)));
+  return {known_values(c, count)};
+}
+
 std::vector<te::Tensor> convert_constant(const NodeContext& c) {
   if (c.has_attr("value")) return {known_values(c, c.node.attrs.get_tensor(c.node, "value"))};
   auto one = [&](ir::DType t, std::vector<double> v, bool scalar) {
@@ -414,6 +420,7 @@ void add_shape_converters(ConverterTable& t) {
   t["SpaceToDepth"] = convert_space_to_depth;
   t["Tile"] = convert_tile;
   t["Shape"] = convert_shape;
+  t["Size"] = convert_size;
   t["Constant"] = convert_constant;
   t["ConstantOfShape"] = convert_constant_of_shape;
   t["Range"] = convert_range;

@@ -60,8 +60,8 @@ class Partitioner {
     const Node& n = g_.nodes[i];
     OpClass cls = op_class(n);
     if (cls == OpClass::Shape) {
-      // Shape reads no values, only a shape: it needs folding, not binding.
-      for (size_t k = 0; k < n.inputs.size() && n.op_type != "Shape"; ++k) {
+      // Shape and Size read no values, only a shape: they need folding, not binding.
+      for (size_t k = 0; k < n.inputs.size() && n.op_type != "Shape" && n.op_type != "Size"; ++k) {
         std::vector<std::string> from = g_.upstream_inputs(n.inputs[k]);
         if (!g_.is_constant(n.inputs[k]) && !from.empty())
           fail_shape_input(n.describe() + ": input " + std::to_string(k) + " ('" + n.inputs[k] + "', shape data)",
@@ -197,7 +197,16 @@ std::vector<te::Tensor> build_outputs(const Graph& g, const Subgraph& sg) {
     std::vector<te::Tensor> ins;
     for (const std::string& in : original.inputs) {
       auto it = tensors.find(in);
-      ins.push_back(it == tensors.end() ? nullptr : it->second);
+      if (it != tensors.end()) {
+        ins.push_back(it->second);
+      } else if (!in.empty()) {
+        // A value the DAG does not read (CastLike's `like` gives only its
+        // type); finish() checks that no "unread" placeholder is reached.
+        const ValueInfo& info = g.info(in);
+        ins.push_back(te::placeholder("unread", te_shape(info.shape), info.dtype, g.is_constant(in)));
+      } else {
+        ins.push_back(nullptr);
+      }
     }
     // The model's node (errors name it) with positional output names.
     Node node = original;

@@ -287,7 +287,9 @@ Expr make_cast(DType t, Expr v) {
 
 Expr make_call(MathFunc f, std::vector<Expr> args) {
   internal_check(static_cast<int>(args.size()) == arity(f), to_string(f), " takes ", arity(f), " arguments");
-  internal_check(is_float(args[0].dtype()), to_string(f), " needs a float argument");
+  const bool exact_on_ints = f == MathFunc::abs || f == MathFunc::floor || f == MathFunc::ceil || f == MathFunc::round;
+  internal_check(is_float(args[0].dtype()) || (exact_on_ints && is_int(args[0].dtype())), to_string(f),
+                 " needs a float argument");
   DType t = args[0].dtype();
   for (auto& a : args) {
     a = coerce_immediate(a, t);

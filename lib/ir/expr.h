@@ -69,6 +69,15 @@ const char* to_string(ExprKind k);
   X(round, 1)                 \
   X(sin, 1)                   \
   X(cos, 1)                   \
+  X(tan, 1)                   \
+  X(asin, 1)                  \
+  X(acos, 1)                  \
+  X(atan, 1)                  \
+  X(sinh, 1)                  \
+  X(cosh, 1)                  \
+  X(asinh, 1)                 \
+  X(acosh, 1)                 \
+  X(atanh, 1)                 \
   X(pow, 2)
 
 enum class MathFunc : uint8_t {

@@ -24,6 +24,15 @@ inline int64_t floormod_int(int64_t a, int64_t b) {
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
+// The math functions integers take (make_call allows them): abs, and
+// floor, ceil and round, which leave an integer as it is.
+template <typename I>
+I eval_math_int(MathFunc f, I x) {
+  internal_check(f == MathFunc::abs || f == MathFunc::floor || f == MathFunc::ceil || f == MathFunc::round,
+                 to_string(f), " of an integer");
+  return f == MathFunc::abs && x < 0 ? -x : x;
+}
+
 // f(x) or f(x, y) in the precision of F. round is half to even (ONNX Round).
 template <typename F>
 F eval_math(MathFunc f, F x, F y) {
@@ -39,6 +48,15 @@ F eval_math(MathFunc f, F x, F y) {
     case MathFunc::round: return std::nearbyint(x);
     case MathFunc::sin: return std::sin(x);
     case MathFunc::cos: return std::cos(x);
+    case MathFunc::tan: return std::tan(x);
+    case MathFunc::asin: return std::asin(x);
+    case MathFunc::acos: return std::acos(x);
+    case MathFunc::atan: return std::atan(x);
+    case MathFunc::sinh: return std::sinh(x);
+    case MathFunc::cosh: return std::cosh(x);
+    case MathFunc::asinh: return std::asinh(x);
+    case MathFunc::acosh: return std::acosh(x);
+    case MathFunc::atanh: return std::atanh(x);
     case MathFunc::pow: return std::pow(x, y);
   }
   internal_fail("bad math function");

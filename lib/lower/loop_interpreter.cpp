@@ -159,6 +159,7 @@ LoopInterpreter::Value LoopInterpreter::eval(const Expr& e) {
     }
     case ExprKind::Call: {
       const auto* op = e.as<CallNode>();
+      if (is_int(t)) return {wrap_int(t, eval_math_int(op->func, eval(op->args[0]).i)), 0};
       std::vector<double> args;
       for (const Expr& a : op->args) args.push_back(eval(a).f);
       return {0, round_to(t, math_call(op->func, t, args))};

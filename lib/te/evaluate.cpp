@@ -143,7 +143,10 @@ class Compiler {
           Fn<H> b = compile<H>(op->args[1]);
           return [f, a, b](const int64_t* x) { return ir::eval_math<H>(f, a(x), b(x)); };
         } else {
-          internal_fail("evaluator: math call on a non-float");
+          const auto* op = e.as<ir::CallNode>();
+          ir::MathFunc f = op->func;
+          Fn<H> a = compile<H>(op->args[0]);
+          return [f, a](const int64_t* x) { return ir::eval_math_int<H>(f, a(x)); };
         }
       }
       case ir::ExprKind::Load: return load<H>(e.as<ir::LoadNode>());

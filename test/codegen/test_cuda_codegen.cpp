@@ -4,6 +4,8 @@
 // arrays, barriers).
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include "codegen/cuda/cuda_codegen.h"
 #include "codegen/cuda/cuda_source.h"
 #include "codegen/cuda/nvrtc.h"
@@ -13,6 +15,7 @@
 #include "lower/lower.h"
 #include "ops/registry.h"
 #include "support/cuda_on_host.h"
+#include "schedule/gpu_default_schedule.h"
 #include "support/gpu_schedules.h"
 
 namespace tunectl::codegen::cuda {
@@ -128,6 +131,44 @@ TEST_CASE("vectorized loops of aligned float32 accesses use vector loads and sto
     const std::string src = cuda_source(vectorized_add(8, 30, 4));
     CHECK_THAT(src, !Catch::Contains("float4"));
     CHECK_THAT(src, Catch::Contains("#pragma unroll"));
+  }
+}
+
+
+TEST_CASE("every math function compiles with NVRTC and computes the reference", "[gpu-emulator]") {
+  require_nvrtc();
+  const target::Target sm90 = schedule::cuda_target("sm_90");
+  std::vector<std::pair<ir::MathFunc, ir::DType>> cases;
+#define TUNECTL_MATH_CASE(name, arity) \
+  if (arity == 1) cases.emplace_back(ir::MathFunc::name, ir::DType::Float32);
+  TUNECTL_MATH_FUNCS(TUNECTL_MATH_CASE)
+#undef TUNECTL_MATH_CASE
+  cases.emplace_back(ir::MathFunc::abs, ir::DType::Int64);
+  cases.emplace_back(ir::MathFunc::abs, ir::DType::Int32);
+  cases.emplace_back(ir::MathFunc::sin, ir::DType::Float64);
+  log::testing::ScratchDir dir;
+  for (const auto& [func, dtype] : cases) {
+    INFO(ir::to_string(func) << " of " << ir::to_string(dtype));
+    const te::Tensor x = te::placeholder("x", {37}, dtype);
+    const te::Tensor y = te::compute(
+        "y", {37},
+        [&](const std::vector<ir::Var>& i) {
+          ir::Expr v = te::read(x, {i[0]});
+          // Random inputs lie in [-1, 1) (or [0.5, 1.5) for log and sqrt): acosh needs >= 1.
+          if (func == ir::MathFunc::acosh) v = v * v + ir::make_const(dtype, 1);
+          return ir::make_call(func, {v});
+        },
+        "elemwise", dtype);
+    const auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{y});
+    const lower::LoweredFunc f = lower::lower(schedule::gpu_default_schedule(dag), "math", sm90);
+    CHECK_NOTHROW(compile_cuda(f, sm90));
+    const std::string folder = dir.file(ir::to_string(func) + std::string(ir::to_string(dtype)));
+    std::filesystem::create_directories(folder);
+    const testing::CudaOnHost host({&f}, folder);
+    check::CheckResult r = check::check_against_reference(
+        *dag, [&](const std::vector<runtime::NDArray*>& args) { host.run(f, args); }, 3);
+    INFO(r.message);
+    CHECK(r.ok);
   }
 }
 

@@ -46,6 +46,15 @@ TEST_CASE("math calls match std:: in scalar and vector loops", "[cpu]") {
       {MathFunc::floor, -5, 5, [](float x) { return std::floor(x); }},
       {MathFunc::ceil, -5, 5, [](float x) { return std::ceil(x); }},
       {MathFunc::round, -5, 5, [](float x) { return std::nearbyint(x); }},
+      {MathFunc::tan, -1.5f, 1.5f, [](float x) { return std::tan(x); }},
+      {MathFunc::asin, -1, 1, [](float x) { return std::asin(x); }},
+      {MathFunc::acos, -1, 1, [](float x) { return std::acos(x); }},
+      {MathFunc::atan, -5, 5, [](float x) { return std::atan(x); }},
+      {MathFunc::sinh, -5, 5, [](float x) { return std::sinh(x); }},
+      {MathFunc::cosh, -5, 5, [](float x) { return std::cosh(x); }},
+      {MathFunc::asinh, -5, 5, [](float x) { return std::asinh(x); }},
+      {MathFunc::acosh, 1, 10, [](float x) { return std::acosh(x); }},
+      {MathFunc::atanh, -0.99f, 0.99f, [](float x) { return std::atanh(x); }},
   };
   const int64_t n = 45;
   for (ForKind kind : {ForKind::Serial, ForKind::Vectorized}) {

@@ -234,9 +234,9 @@ TEST_CASE("dag JSON rejects malformed input with the op and field", "[unit][erro
        {"op 2 (C)", "reduce extent 0 is not positive"}},
       {"unknown math function",
        [&](json& j) {
-         body(j, 3) = json::array({"Call", "sinh", body(j, 3)[1]});
+         body(j, 3) = json::array({"Call", "sinc", body(j, 3)[1]});
        },
-       {"op 3 (D): body[1]: unknown math function 'sinh'"}},
+       {"op 3 (D): body[1]: unknown math function 'sinc'"}},
       {"math function arity",
        [&](json& j) {
          body(j, 3) = json::array({"Call", "pow", body(j, 3)[1]});

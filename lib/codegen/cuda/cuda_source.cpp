@@ -71,12 +71,23 @@ const char* math_name(MathFunc f, DType t) {
     case MathFunc::sqrt: return f32 ? "sqrtf" : "sqrt";
     case MathFunc::tanh: return f32 ? "tanhf" : "tanh";
     case MathFunc::erf: return f32 ? "erff" : "erf";
-    case MathFunc::abs: return f32 ? "fabsf" : "fabs";
+    case MathFunc::abs:
+      if (ir::is_int(t)) return t == DType::Int64 ? "llabs" : "abs";
+      return f32 ? "fabsf" : "fabs";
     case MathFunc::floor: return f32 ? "floorf" : "floor";
     case MathFunc::ceil: return f32 ? "ceilf" : "ceil";
     case MathFunc::round: return f32 ? "rintf" : "rint";  // half to even
     case MathFunc::sin: return f32 ? "sinf" : "sin";
     case MathFunc::cos: return f32 ? "cosf" : "cos";
+    case MathFunc::tan: return f32 ? "tanf" : "tan";
+    case MathFunc::asin: return f32 ? "asinf" : "asin";
+    case MathFunc::acos: return f32 ? "acosf" : "acos";
+    case MathFunc::atan: return f32 ? "atanf" : "atan";
+    case MathFunc::sinh: return f32 ? "sinhf" : "sinh";
+    case MathFunc::cosh: return f32 ? "coshf" : "cosh";
+    case MathFunc::asinh: return f32 ? "asinhf" : "asinh";
+    case MathFunc::acosh: return f32 ? "acoshf" : "acosh";
+    case MathFunc::atanh: return f32 ? "atanhf" : "atanh";
     case MathFunc::pow: return f32 ? "powf" : "pow";
   }
   internal_fail("cuda codegen: no CUDA function for ", to_string(f));

@@ -390,6 +390,12 @@ llvm::Value* Emitter::emit_call(const ir::CallNode* op) {
   bool fp = ir::is_float(op->dtype);
   auto intrinsic = [&](llvm::Intrinsic::ID id) { return b_.CreateIntrinsic(id, {t}, args); };
   const bool f32 = op->dtype == DType::Float32;
+  // libm's function of the same name (float: "f" suffix), one call per lane in vector code.
+  auto libm = [&](const char* base) -> llvm::Value* {
+    const std::string name = std::string(base) + (f32 ? "f" : "");
+    if (vector) return call_per_lane(args[0], name.c_str());
+    return b_.CreateCall(module_.getOrInsertFunction(name, t, t), {args[0]});
+  };
   switch (op->func) {
     case ir::MathFunc::exp: return f32 ? emit_fast_exp(b_, args[0]) : intrinsic(llvm::Intrinsic::exp);
     case ir::MathFunc::log: return intrinsic(llvm::Intrinsic::log);
@@ -404,14 +410,19 @@ llvm::Value* Emitter::emit_call(const ir::CallNode* op) {
       if (fp) return intrinsic(llvm::Intrinsic::fabs);
       return b_.CreateIntrinsic(llvm::Intrinsic::abs, {t}, {args[0], b_.getFalse()});
     case ir::MathFunc::tanh:
-    case ir::MathFunc::erf: {
-      if (f32) return op->func == ir::MathFunc::tanh ? emit_fast_tanh(b_, args[0]) : emit_fast_erf(b_, args[0]);
-      // No LLVM intrinsic for float64: libm, one call per lane in vector code.
-      const char* name = op->func == ir::MathFunc::tanh ? "tanh" : "erf";
-      if (vector) return call_per_lane(args[0], name);
-      llvm::FunctionCallee fn = module_.getOrInsertFunction(name, t, t);
-      return b_.CreateCall(fn, {args[0]});
-    }
+      return f32 ? emit_fast_tanh(b_, args[0]) : libm("tanh");  // no LLVM intrinsic for float64
+    case ir::MathFunc::erf:
+      return f32 ? emit_fast_erf(b_, args[0]) : libm("erf");
+    case ir::MathFunc::tan:
+    case ir::MathFunc::asin:
+    case ir::MathFunc::acos:
+    case ir::MathFunc::atan:
+    case ir::MathFunc::sinh:
+    case ir::MathFunc::cosh:
+    case ir::MathFunc::asinh:
+    case ir::MathFunc::acosh:
+    case ir::MathFunc::atanh:
+      return libm(ir::to_string(op->func));
   }
   internal_fail("unknown math function");
 }
