@@ -143,7 +143,8 @@ te::Tensor copy(const te::Tensor& x, const std::string& name) {
 }
 
 te::Tensor pad_border(const te::Tensor& x, const std::vector<int64_t>& begins, const std::vector<int64_t>& ends,
-                      bool reflect, const std::string& name) {
+                      BorderMode mode, const std::string& name) {
+  const bool reflect = mode == BorderMode::Reflect;
   const auto& s = x->shape();
   size_t rank = s.size();
   user_check(begins.size() == rank && ends.size() == rank, name, ": needs ", rank, " begins and ends");
@@ -168,6 +169,8 @@ te::Tensor pad_border(const te::Tensor& x, const std::vector<int64_t>& begins, c
           if (reflect) {
             j = ir::make_select(j < 0, -j, j);
             j = ir::make_select(j > last, Expr(2 * last) - j, j);
+          } else if (mode == BorderMode::Wrap) {
+            j = ir::make_floormod(j, s[d]);
           } else {
             j = ir::make_min(ir::make_max(j, 0), last);
           }

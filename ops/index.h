@@ -44,11 +44,14 @@ te::Tensor cast(const te::Tensor& x, ir::DType dtype, const std::string& name = 
 // x unchanged, as a tensor of its own (Identity; Dropout at inference).
 te::Tensor copy(const te::Tensor& x, const std::string& name = "copy");
 
-// Border padding: begins/ends elements before/after each axis (non-negative)
-// that repeat the edge element (reflect = false) or mirror the elements next
-// to the edge, excluding it (reflect = true; each pad smaller than the axis).
+// How pad_border fills: repeat the edge element (Edge), mirror the elements
+// next to the edge, excluding it (Reflect; each pad smaller than the axis),
+// or continue from the other end as if the axis were a ring (Wrap).
+enum class BorderMode : uint8_t { Edge, Reflect, Wrap };
+
+// Border padding: begins/ends elements before/after each axis (non-negative).
 te::Tensor pad_border(const te::Tensor& x, const std::vector<int64_t>& begins, const std::vector<int64_t>& ends,
-                      bool reflect, const std::string& name = "pad_border");
+                      BorderMode mode, const std::string& name = "pad_border");
 
 // A tensor of shape filled with value.
 te::Tensor full(const std::vector<int64_t>& shape, ir::DType dtype, double value, const std::string& name = "full");

@@ -31,105 +31,186 @@ PoolAxis pool_axis(int64_t in, int64_t before, int64_t after, int64_t kernel, in
   return a;
 }
 
-void check_layout(const te::Tensor& x, const std::string& name) {
-  user_check(x->shape().size() == 4 || x->shape().size() == 5, name,
-             ": input must be NCHW or channel-blocked [N, C/b, H, W, b]");
+// The spatial axes of x for attrs: 2 .. 2 + k of [N, C, D1..Dk] or of the
+// channel-blocked [N, C/b, H, W, b] (k = 2).
+size_t spatial_rank(const te::Tensor& x, const PoolAttrs& a, const std::string& name) {
+  const size_t k = a.kernel.size(), rank = x->shape().size();
+  user_check(k >= 1 && (rank == k + 2 || (k == 2 && rank == 5)), name, ": a ", k,
+             "-D window needs input [N, C, spatial...] (or channel-blocked [N, C/b, H, W, b]), the input has rank ", rank);
+  return k;
 }
 
-void check_attrs(const te::Tensor& x, const Pool2dAttrs& a, const std::string& name) {
-  check_layout(x, name);
+int64_t at_or(const std::vector<int64_t>& v, size_t d, int64_t fallback) { return v.empty() ? fallback : v.at(d); }
+
+void check_attrs(const te::Tensor& x, const PoolAttrs& a, const std::string& name) {
+  const size_t k = spatial_rank(x, a, name);
   user_check(ir::is_float(x->dtype()), name, ": input must be float");
-  for (int64_t v : a.kernel) user_check(v >= 1, name, ": kernel must be positive");
-  for (int64_t v : a.stride) user_check(v >= 1, name, ": stride must be positive");
-  for (int64_t v : a.padding) user_check(v >= 0, name, ": padding must be non-negative");
-  user_check(a.padding[0] < a.kernel[0] && a.padding[2] < a.kernel[0] && a.padding[1] < a.kernel[1] &&
-                 a.padding[3] < a.kernel[1],
-             name, ": padding must be smaller than the kernel");
+  user_check(a.stride.size() == k && (a.dilation.empty() || a.dilation.size() == k) &&
+                 (a.pad_begin.empty() || a.pad_begin.size() == k) && (a.pad_end.empty() || a.pad_end.size() == k),
+             name, ": strides, dilations and pads need one value per spatial axis (", k, ")");
+  for (size_t d = 0; d < k; ++d) {
+    const int64_t dilation = at_or(a.dilation, d, 1);
+    user_check(a.kernel[d] >= 1 && a.stride[d] >= 1 && dilation >= 1, name,
+               ": kernel, stride and dilation must be positive");
+    const int64_t before = at_or(a.pad_begin, d, 0), after = at_or(a.pad_end, d, 0), extent = (a.kernel[d] - 1) * dilation + 1;
+    user_check(before >= 0 && after >= 0, name, ": padding must be non-negative");
+    user_check(before < extent && after < extent, name, ": padding must be smaller than the window");
+  }
+}
+
+// The padded input and the output shape of a window reduction.
+struct Windows {
+  te::Tensor padded;
+  std::vector<int64_t> out_shape;
+};
+
+Windows windows(const te::Tensor& x, const PoolAttrs& a, double pad_value, const std::string& name) {
+  check_attrs(x, a, name);
+  const auto& s = x->shape();
+  std::vector<int64_t> begins(s.size(), 0), ends(s.size(), 0);
+  Windows w{x, s};
+  bool padded = false;
+  for (size_t d = 0; d < a.kernel.size(); ++d) {
+    const int64_t extent = (a.kernel[d] - 1) * at_or(a.dilation, d, 1) + 1;
+    PoolAxis axis = pool_axis(s[2 + d], at_or(a.pad_begin, d, 0), at_or(a.pad_end, d, 0), extent, a.stride[d],
+                              a.ceil_mode, name);
+    begins[2 + d] = at_or(a.pad_begin, d, 0);
+    ends[2 + d] = at_or(a.pad_end, d, 0) + axis.extra;
+    padded = padded || begins[2 + d] || ends[2 + d];
+    w.out_shape[2 + d] = axis.out;
+  }
+  if (padded) w.padded = pad(x, begins, ends, pad_value, name + "_pad");
+  return w;
+}
+
+// One reduce axis per spatial axis: rx (1-D); ry, rx (2-D); rz, ry, rx (3-D); r0, r1, ... beyond.
+std::vector<ir::IterVar> window_axes(const PoolAttrs& a) {
+  static const char* const kNames[][3] = {{"rx"}, {"ry", "rx"}, {"rz", "ry", "rx"}};
+  const size_t k = a.kernel.size();
+  std::vector<ir::IterVar> axes;
+  for (size_t d = 0; d < k; ++d)
+    axes.push_back(te::reduce_axis(a.kernel[d], k <= 3 ? kNames[k - 1][d] : "r" + std::to_string(d)));
+  return axes;
+}
+
+// The padded input's index of window tap `r` of output i.
+std::vector<Expr> tap_index(const std::vector<ir::Var>& i, const PoolAttrs& a, const std::vector<ir::IterVar>& r) {
+  std::vector<Expr> idx(i.begin(), i.end());
+  for (size_t d = 0; d < r.size(); ++d) {
+    const int64_t dilation = at_or(a.dilation, d, 1);
+    idx[2 + d] = i[2 + d] * a.stride[d] + (dilation == 1 ? Expr(r[d].var) : r[d].var * dilation);
+  }
+  return idx;
 }
 
 // The window reduction of pooling: combiner over a padded copy of x.
-te::Tensor window_reduce(const te::Tensor& x, const Pool2dAttrs& a, ir::ReduceOp op, double pad_value,
+te::Tensor window_reduce(const te::Tensor& x, const PoolAttrs& a, ir::ReduceOp op, double pad_value,
                          const std::string& name) {
-  check_attrs(x, a, name);
-  const auto& s = x->shape();
-  PoolAxis ay = pool_axis(s[2], a.padding[0], a.padding[2], a.kernel[0], a.stride[0], a.ceil_mode, name);
-  PoolAxis ax = pool_axis(s[3], a.padding[1], a.padding[3], a.kernel[1], a.stride[1], a.ceil_mode, name);
-  te::Tensor in = x;
-  int64_t bottom = a.padding[2] + ay.extra, right = a.padding[3] + ax.extra;
-  if (a.padding[0] || a.padding[1] || bottom || right) {
-    std::vector<int64_t> begins(s.size(), 0), ends(s.size(), 0);
-    begins[2] = a.padding[0];
-    begins[3] = a.padding[1];
-    ends[2] = bottom;
-    ends[3] = right;
-    in = pad(x, begins, ends, pad_value, name + "_pad");
-  }
-  ir::IterVar ry = te::reduce_axis(a.kernel[0], "ry");
-  ir::IterVar rx = te::reduce_axis(a.kernel[1], "rx");
-  std::vector<int64_t> out_shape = s;
-  out_shape[2] = ay.out;
-  out_shape[3] = ax.out;
+  Windows w = windows(x, a, pad_value, name);
+  std::vector<ir::IterVar> r = window_axes(a);
   return te::compute(
-      name, out_shape,
-      [&](const std::vector<ir::Var>& i) {
-        std::vector<Expr> idx(i.begin(), i.end());
-        idx[2] = i[2] * a.stride[0] + ry.var;
-        idx[3] = i[3] * a.stride[1] + rx.var;
-        return ir::make_reduce(op, te::read(in, idx), {ry, rx});
-      },
+      name, w.out_shape,
+      [&](const std::vector<ir::Var>& i) { return ir::make_reduce(op, te::read(w.padded, tap_index(i, a, r)), r); },
       "pool", x->dtype());
 }
 
-// Number of elements averaged along one axis for output index o.
-Expr window_count(Expr o, int64_t in, int64_t before, int64_t after, int64_t kernel, int64_t stride,
+// Number of elements averaged along one axis for output index o: the taps
+// inside the input (or, with include_pad, inside the padded input).
+Expr window_count(Expr o, int64_t in, int64_t before, int64_t after, int64_t kernel, int64_t stride, int64_t dilation,
                   bool include_pad) {
   Expr start = o * stride - before;
-  Expr end = ir::make_min(start + kernel, in + after);
-  if (!include_pad) {
-    start = ir::make_max(start, 0);
-    end = ir::make_min(end, in);
+  if (dilation == 1) {
+    Expr end = ir::make_min(start + kernel, in + after);
+    if (!include_pad) {
+      start = ir::make_max(start, 0);
+      end = ir::make_min(end, in);
+    }
+    return end - start;
   }
-  return end - start;
+  // Dilated windows count as ONNX's reference does: with include_pad every
+  // tap, even those past the end padding that ceil mode adds; otherwise the
+  // taps j in [0, kernel) with 0 <= start + j * dilation < in.
+  if (include_pad) return Expr(kernel);
+  Expr first = ir::make_max((-start + (dilation - 1)) / dilation, 0);
+  Expr last = ir::make_min((Expr(in - 1) - start) / dilation, kernel - 1);
+  return last - first + 1;
 }
 
 }  // namespace
 
-te::Tensor max_pool2d(const te::Tensor& x, const Pool2dAttrs& attrs, const std::string& name) {
+te::Tensor max_pool(const te::Tensor& x, const PoolAttrs& attrs, const std::string& name) {
   return window_reduce(x, attrs, ir::ReduceOp::Max, -std::numeric_limits<double>::infinity(), name);
 }
 
-te::Tensor avg_pool2d(const te::Tensor& x, const Pool2dAttrs& a, const std::string& name) {
+te::Tensor avg_pool(const te::Tensor& x, const PoolAttrs& a, const std::string& name) {
   te::Tensor total = window_reduce(x, a, ir::ReduceOp::Sum, 0.0, name + "_sum");
   const auto& s = x->shape();
-  bool uniform = !a.ceil_mode && (a.count_include_pad || (!a.padding[0] && !a.padding[1] && !a.padding[2] &&
-                                                          !a.padding[3]));
+  bool padded = false;
+  int64_t size = 1;
+  for (size_t d = 0; d < a.kernel.size(); ++d) {
+    padded = padded || at_or(a.pad_begin, d, 0) || at_or(a.pad_end, d, 0);
+    size *= a.kernel[d];
+  }
+  bool uniform = !a.ceil_mode && (a.count_include_pad || !padded);
   return te::compute(
       name, total->shape(),
       [&](const std::vector<ir::Var>& i) {
         Expr v = te::read(total, {i.begin(), i.end()});
-        if (uniform) return v / ir::make_const(v.dtype(), static_cast<double>(a.kernel[0] * a.kernel[1]));
-        Expr ny = window_count(i[2], s[2], a.padding[0], a.padding[2], a.kernel[0], a.stride[0], a.count_include_pad);
-        Expr nx = window_count(i[3], s[3], a.padding[1], a.padding[3], a.kernel[1], a.stride[1], a.count_include_pad);
-        return v / ir::make_cast(v.dtype(), ny * nx);
+        if (uniform) return v / ir::make_const(v.dtype(), static_cast<double>(size));
+        Expr count;
+        for (size_t d = 0; d < a.kernel.size(); ++d) {
+          Expr n = window_count(i[2 + d], s[2 + d], at_or(a.pad_begin, d, 0), at_or(a.pad_end, d, 0), a.kernel[d],
+                                a.stride[d], at_or(a.dilation, d, 1), a.count_include_pad);
+          count = count ? count * n : n;
+        }
+        return v / ir::make_cast(v.dtype(), count);
       },
       "elemwise", x->dtype());
 }
 
+te::Tensor max_pool_indices(const te::Tensor& x, const PoolAttrs& a, bool column_major, const std::string& name) {
+  const auto& s = x->shape();
+  user_check(s.size() == a.kernel.size() + 2, name, ": indices need an [N, C, spatial...] input");
+  te::Tensor best = max_pool(x, a, name + "_max");
+  Windows w = windows(x, a, -std::numeric_limits<double>::infinity(), name);
+  std::vector<ir::IterVar> r = window_axes(a);
+  const size_t k = a.kernel.size();
+  return te::compute(
+      name, w.out_shape,
+      [&](const std::vector<ir::Var>& i) {
+        std::vector<Expr> tap = tap_index(i, a, r);
+        // The tap's flat index in x: (n * C + c) * D1 * ... * Dk + its spatial offset.
+        Expr spatial;
+        int64_t step = 1;
+        for (size_t q = 0; q < k; ++q) {
+          const size_t d = column_major ? q : k - 1 - q;
+          Expr term = (tap[2 + d] - at_or(a.pad_begin, d, 0)) * step;
+          spatial = spatial ? spatial + term : term;
+          step *= s[2 + d];
+        }
+        Expr flat = (Expr(i[0]) * s[1] + i[1]) * step + spatial;
+        Expr hit = ir::make_eq(te::read(w.padded, tap), te::read(best, {i.begin(), i.end()}));
+        return ir::make_reduce(ir::ReduceOp::Min,
+                               ir::make_select(hit, flat, Expr(std::numeric_limits<int64_t>::max())), r);
+      },
+      "pool", ir::DType::Int64);
+}
+
 te::Tensor global_avg_pool2d(const te::Tensor& x, const std::string& name) {
-  check_layout(x, name);
-  Pool2dAttrs a;
+  user_check(x->shape().size() == 4 || x->shape().size() == 5, name, ": input must be NCHW or [N, C/b, H, W, b]");
+  PoolAttrs a;
   a.kernel = {x->shape()[2], x->shape()[3]};
   a.stride = {1, 1};
   a.count_include_pad = true;
-  return avg_pool2d(x, a, name);
+  return avg_pool(x, a, name);
 }
 
 te::Tensor global_max_pool2d(const te::Tensor& x, const std::string& name) {
-  check_layout(x, name);
-  Pool2dAttrs a;
+  user_check(x->shape().size() == 4 || x->shape().size() == 5, name, ": input must be NCHW or [N, C/b, H, W, b]");
+  PoolAttrs a;
   a.kernel = {x->shape()[2], x->shape()[3]};
   a.stride = {1, 1};
-  return max_pool2d(x, a, name);
+  return max_pool(x, a, name);
 }
 
 }  // namespace tunectl::ops

@@ -176,14 +176,15 @@ te::Tensor build_conv2d_nchwc(Params& p) {
   return out;
 }
 
-Pool2dAttrs pool_attrs(Params& p) {
-  Pool2dAttrs a;
+PoolAttrs pool_attrs(Params& p) {
+  PoolAttrs a;
   auto k = p.spread("kernel", 2, 2);
   auto st = p.spread("stride", 2, 2);
-  auto pd = p.spread("pad", 0, 2, 4);
+  auto pd = p.spread("pad", 0, 2, 4);  // top, left, bottom, right
   a.kernel = {k[0], k[1]};
   a.stride = {st[0], st[1]};
-  a.padding = {pd[0], pd[1], pd[2], pd[3]};
+  a.pad_begin = {pd[0], pd[1]};
+  a.pad_end = {pd[2], pd[3]};
   a.ceil_mode = p.boolean("ceil_mode", false);
   a.count_include_pad = p.boolean("count_include_pad", false);
   return a;
@@ -266,7 +267,7 @@ std::vector<OpEntry> make_entries() {
                 {{"a_shape", {2, 1, 5, 7}}, {"b_shape", {1, 3, 7, 4}}}}});
   e.push_back({"max_pool2d", [](Params& p) {
                  Shape s = pool_input(p, 64, 56);
-                 return one(max_pool2d(input("data", s), pool_attrs(p)));
+                 return one(max_pool(input("data", s), pool_attrs(p)));
                },
                {{{"C", 3}, {"H", 8}, {"W", 8}},
                 {{"C", 8}, {"H", 9}, {"W", 9}, {"kernel", 3}, {"stride", 2}, {"pad", 1}, {"block", 4}},
@@ -274,7 +275,7 @@ std::vector<OpEntry> make_entries() {
                 {{"C", 2}, {"H", 7}, {"W", 7}, {"kernel", 3}, {"stride", 2}, {"ceil_mode", true}}}});
   e.push_back({"avg_pool2d", [](Params& p) {
                  Shape s = pool_input(p, 64, 56);
-                 return one(avg_pool2d(input("data", s), pool_attrs(p)));
+                 return one(avg_pool(input("data", s), pool_attrs(p)));
                },
                {{{"C", 3}, {"H", 8}, {"W", 8}},
                 {{"C", 8}, {"H", 9}, {"W", 9}, {"kernel", 3}, {"stride", 2}, {"pad", 1}, {"block", 4}},

@@ -1,6 +1,6 @@
 // Converters of the ONNX anchor operators: convolution (and its transpose),
-// Gemm/MatMul, pooling, normalisations, softmax and reductions. Only 2-D
-// spatial convolution and pooling (4-D NCHW tensors) are supported.
+// Gemm/MatMul, pooling, normalisations, softmax and reductions. Pooling
+// takes any number of spatial axes; convolution is 2-D (4-D NCHW tensors).
 #include <array>
 
 #include "graph/convert_util.h"
@@ -41,26 +41,44 @@ void check_2d(const NodeContext& c, const te::Tensor& x) {
           x->shape().size());
 }
 
-// Padding [top, left, bottom, right] from pads or auto_pad, for input
-// extents in, effective (dilated) kernel extents and strides.
-std::array<int64_t, 4> resolve_pads(const NodeContext& c, Pair in, Pair kernel, Pair stride) {
-  std::string mode = c.attr_string("auto_pad", "NOTSET");
+// Attribute `name` with one value per spatial axis (`k` of them), or all `fallback`.
+std::vector<int64_t> attr_per_axis(const NodeContext& c, const std::string& name, size_t k, int64_t fallback) {
+  std::vector<int64_t> v = c.attr_ints(name, std::vector<int64_t>(k, fallback));
+  c.check(v.size() == k, "attribute '", name, "' needs ", k, " values for a ", k, "-D operator, it has ", v.size());
+  return v;
+}
+
+// Padding before and after each spatial axis from pads or auto_pad, for
+// input extents in, effective (dilated) kernel extents and strides.
+struct Pads {
+  std::vector<int64_t> begin, end;
+};
+
+Pads resolve_pads_nd(const NodeContext& c, const std::vector<int64_t>& in, const std::vector<int64_t>& kernel,
+                     const std::vector<int64_t>& stride) {
+  const size_t k = in.size();
+  const std::string mode = c.attr_string("auto_pad", "NOTSET");
   if (mode == "NOTSET") {
-    std::vector<int64_t> p = c.attr_ints("pads", {0, 0, 0, 0});
-    c.check(p.size() == 4, "attribute 'pads' needs 4 values for a 2-D operator, it has ", p.size());
-    return {p[0], p[1], p[2], p[3]};
+    std::vector<int64_t> p = attr_per_axis(c, "pads", 2 * k, 0);
+    return {{p.begin(), p.begin() + static_cast<int64_t>(k)}, {p.begin() + static_cast<int64_t>(k), p.end()}};
   }
-  if (mode == "VALID") return {0, 0, 0, 0};
+  if (mode == "VALID") return {std::vector<int64_t>(k, 0), std::vector<int64_t>(k, 0)};
   c.check(mode == "SAME_UPPER" || mode == "SAME_LOWER", "attribute 'auto_pad' = '", mode, "' is not supported");
-  std::array<int64_t, 4> p{};
-  for (int d = 0; d < 2; ++d) {
+  Pads p{std::vector<int64_t>(k), std::vector<int64_t>(k)};
+  for (size_t d = 0; d < k; ++d) {
     int64_t out = (in[d] + stride[d] - 1) / stride[d];
     int64_t total = std::max<int64_t>(0, (out - 1) * stride[d] + kernel[d] - in[d]);
     int64_t small = total / 2, large = total - small;
-    p[d] = mode == "SAME_UPPER" ? small : large;
-    p[d + 2] = mode == "SAME_UPPER" ? large : small;
+    p.begin[d] = mode == "SAME_UPPER" ? small : large;
+    p.end[d] = mode == "SAME_UPPER" ? large : small;
   }
   return p;
+}
+
+// The 2-D form: [top, left, bottom, right].
+std::array<int64_t, 4> resolve_pads(const NodeContext& c, Pair in, Pair kernel, Pair stride) {
+  Pads p = resolve_pads_nd(c, {in[0], in[1]}, {kernel[0], kernel[1]}, {stride[0], stride[1]});
+  return {p.begin[0], p.begin[1], p.end[0], p.end[1]};
 }
 
 // Conv, and ConvNCHWc (weight [K/b, C/bi, R, S, bi, b], bias [K/b, b]).
@@ -191,31 +209,44 @@ std::vector<te::Tensor> convert_matmul(const NodeContext& c) {
   return {ops::reshape(out, te_shape(shape), c.out_name())};
 }
 
-ops::Pool2dAttrs pool_attrs(const NodeContext& c, const te::Tensor& x) {
-  check_2d(c, x);
+// MaxPool and AveragePool over any number of spatial axes (the kernel's),
+// or channel-blocked 2-D.
+ops::PoolAttrs pool_attrs(const NodeContext& c, const te::Tensor& x) {
+  if (channel_blocked(c)) check_2d(c, x);
   c.check(c.has_attr("kernel_shape"), "attribute 'kernel_shape' is missing");
-  ops::Pool2dAttrs a;
-  a.kernel = attr_pair(c, "kernel_shape", 1);
-  a.stride = attr_pair(c, "strides", 1);
-  Pair dl = attr_pair(c, "dilations", 1);
-  c.check(dl == Pair{1, 1}, "attribute 'dilations' other than 1 is not supported");
+  ops::PoolAttrs a;
+  a.kernel = c.attr_ints("kernel_shape", {});
+  const size_t k = a.kernel.size();
+  c.check(k >= 1 && (channel_blocked(c) || x->shape().size() == k + 2), "attribute 'kernel_shape' has ", k,
+          " values for an input of rank ", x->shape().size());
+  a.stride = attr_per_axis(c, "strides", k, 1);
+  a.dilation = attr_per_axis(c, "dilations", k, 1);
   a.ceil_mode = c.attr_int("ceil_mode", 0) != 0;
-  a.padding = resolve_pads(c, {x->shape()[2], x->shape()[3]}, a.kernel, a.stride);
+  std::vector<int64_t> in(x->shape().begin() + 2, x->shape().begin() + 2 + static_cast<int64_t>(k)), extent(k);
+  for (size_t d = 0; d < k; ++d) extent[d] = (a.kernel[d] - 1) * a.dilation[d] + 1;
+  Pads p = resolve_pads_nd(c, in, extent, a.stride);
+  a.pad_begin = p.begin;
+  a.pad_end = p.end;
   return a;
 }
 
 std::vector<te::Tensor> convert_max_pool(const NodeContext& c) {
   const te::Tensor& x = c.in(0);
-  // storage_order only shapes the Indices output, which is not supported.
-  ops::Pool2dAttrs a = pool_attrs(c, x);
-  return {ops::max_pool2d(x, a, c.out_name())};
+  ops::PoolAttrs a = pool_attrs(c, x);
+  std::vector<te::Tensor> outs{ops::max_pool(x, a, c.out_name())};
+  const bool indices = c.node.outputs.size() > 1 && !c.node.outputs[1].empty();
+  if (indices) {
+    c.check(!channel_blocked(c), "the indices output needs the NCHW layout");
+    outs.push_back(ops::max_pool_indices(x, a, c.attr_int("storage_order", 0) != 0, c.out_name(1)));
+  }
+  return outs;
 }
 
 std::vector<te::Tensor> convert_avg_pool(const NodeContext& c) {
   const te::Tensor& x = c.in(0);
-  ops::Pool2dAttrs a = pool_attrs(c, x);
+  ops::PoolAttrs a = pool_attrs(c, x);
   a.count_include_pad = c.attr_int("count_include_pad", 0) != 0;
-  return {ops::avg_pool2d(x, a, c.out_name())};
+  return {ops::avg_pool(x, a, c.out_name())};
 }
 
 std::vector<int64_t> spatial_axes(const te::Tensor& x) {

@@ -244,9 +244,11 @@ std::vector<te::Tensor> convert_pad(const NodeContext& c) {
     c.check(begins[ax] >= 0 && ends[ax] >= 0, "negative pads (cropping) are not supported");
   }
   if (mode == "constant") return {ops::pad(c.in(0), begins, ends, value, c.out_name())};
-  c.check(mode == "edge" || mode == "reflect", "attribute 'mode' = '", mode,
-          "' is not supported (constant, edge, reflect)");
-  return {ops::pad_border(c.in(0), begins, ends, mode == "reflect", c.out_name())};
+  c.check(mode == "edge" || mode == "reflect" || (mode == "wrap" && c.opset() >= 19), "attribute 'mode' = '", mode,
+          "' is not supported (constant, edge, reflect, and from opset 19 wrap)");
+  const ops::BorderMode border =
+      mode == "edge" ? ops::BorderMode::Edge : mode == "reflect" ? ops::BorderMode::Reflect : ops::BorderMode::Wrap;
+  return {ops::pad_border(c.in(0), begins, ends, border, c.out_name())};
 }
 
 std::vector<te::Tensor> convert_expand(const NodeContext& c) {

@@ -1,5 +1,6 @@
 #include "graph/onnx_opset_compat.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -192,16 +193,23 @@ void downgrade_to_library_opset(onnx::ModelProto& model, int opset) {
       // Without num_outputs, Split-13 divides evenly among the outputs too.
       remove_attribute(node, "num_outputs");
     } else if (node.op_type() == "Pad") {
-      user_check(node.input_size() < 4 || node.input(3).empty(), what,
-                 ": the axes input of Pad (opset 18) is not supported; give pads for every axis");
-      const onnx::AttributeProto* mode = find_attribute(node, "mode");
-      user_check(mode == nullptr || mode->s() != "wrap", what,
-                 ": attribute 'mode' = 'wrap' (opset 19) is not supported (constant, edge, reflect)");
+      // Opset 18's axes input: the output shape is left to constant folding.
+      if (node.input_size() > 3 && !node.input(3).empty()) {
+        make_opaque(node, *graph);
+        continue;
+      }
+      // Opset 19's wrap pads to the same shape as constant padding.
+      for (auto& attr : *node.mutable_attribute())
+        if (attr.name() == "mode" && attr.s() == "wrap") attr.set_s("constant");
     } else if (node.op_type() == "AveragePool") {
-      // Opset 19's dilations; all 1 is AveragePool-11's window.
+      // Opset 19's dilations: all 1 is AveragePool-11's window; others leave
+      // the output shape to tunectl's own shape inference.
       if (const onnx::AttributeProto* dilations = find_attribute(node, "dilations")) {
-        for (int64_t d : dilations->ints())
-          user_check(d == 1, what, ": attribute 'dilations' other than 1 (opset 19) is not supported");
+        const auto& d = dilations->ints();
+        if (std::any_of(d.begin(), d.end(), [](int64_t v) { return v != 1; })) {
+          make_opaque(node, *graph);
+          continue;
+        }
         remove_attribute(node, "dilations");
       }
     } else if (node.op_type() == "Cast") {

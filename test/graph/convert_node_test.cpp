@@ -47,18 +47,8 @@ const std::map<std::string, std::string> kExpectedFailures = {
     {"test_resize_upsample_scales_cubic_asymmetric", "cubic interpolation"},
     {"test_resize_upsample_sizes_cubic", "cubic interpolation"},
     {"test_resize_tf_crop_and_resize", "tf_crop_and_resize"},
-    {"test_averagepool_1d_default", "only 2-D spatial operators"},
-    {"test_averagepool_3d_default", "only 2-D spatial operators"},
     {"test_convtranspose_1d", "only 2-D spatial operators"},
     {"test_convtranspose_3d", "only 2-D spatial operators"},
-    {"test_maxpool_1d_default", "only 2-D spatial operators"},
-    {"test_maxpool_3d_default", "only 2-D spatial operators"},
-    {"test_maxpool_3d_dilations", "only 2-D spatial operators"},
-    {"test_maxpool_3d_dilations_use_ref_impl", "only 2-D spatial operators"},
-    {"test_maxpool_3d_dilations_use_ref_impl_large", "only 2-D spatial operators"},
-    {"test_maxpool_2d_dilations", "ops/pool has no dilation"},
-    {"test_maxpool_with_argmax_2d_precomputed_pads", "MaxPool's Indices output"},
-    {"test_maxpool_with_argmax_2d_precomputed_strides", "MaxPool's Indices output"},
 };
 
 // Prefix of run_node_test's message when import_onnx itself refused the

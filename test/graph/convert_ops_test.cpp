@@ -388,9 +388,12 @@ TEST_CASE("converter errors name the node, op type and the input or attribute", 
   CHECK(contains(msg, "(Cast)"));
   CHECK(contains(msg, "data type 10"));
   msg = error_of([&] { b.node("MaxPool", {"x"}, {"m"}, {{"kernel_shape", std::vector<int64_t>{2, 2}},
-                                                      {"dilations", std::vector<int64_t>{2, 2}}}); });
+                                                      {"dilations", std::vector<int64_t>{2, 2, 2}}}); });
   CHECK(contains(msg, "(MaxPool)"));
-  CHECK(contains(msg, "'dilations'"));
+  CHECK(contains(msg, "'dilations' needs 2 values"));
+  msg = error_of([&] { b.node("AveragePool", {"x"}, {"m"}, {{"kernel_shape", std::vector<int64_t>{2, 2, 2}}}); });
+  CHECK(contains(msg, "(AveragePool)"));
+  CHECK(contains(msg, "'kernel_shape' has 3 values for an input of rank 4"));
   // An ops/ error is prefixed with the node.
   b.input("v", iota({3}));
   msg = error_of([&] { b.node("Add", {"x", "v"}, {"a"}); });

@@ -103,13 +103,13 @@ TEST_CASE("conv2d rejects bad shapes", "[unit][error][ops]") {
 namespace {
 
 // Pooling by explicit windows; avg divides by the count rule of PyTorch.
-NDArray pool_reference(const NDArray& x, const ops::Pool2dAttrs& a, bool is_max, int64_t oh, int64_t ow) {
+NDArray pool_reference(const NDArray& x, const ops::PoolAttrs& a, bool is_max, int64_t oh, int64_t ow) {
   int64_t n = x.shape()[0], c = x.shape()[1], h = x.shape()[2], w = x.shape()[3];
   NDArray out(ir::DType::Float32, {n, c, oh, ow});
   for (int64_t b = 0; b < n * c; ++b)
     for (int64_t y = 0; y < oh; ++y)
       for (int64_t z = 0; z < ow; ++z) {
-        int64_t y0 = y * a.stride[0] - a.padding[0], x0 = z * a.stride[1] - a.padding[1];
+        int64_t y0 = y * a.stride[0] - a.pad_begin[0], x0 = z * a.stride[1] - a.pad_begin[1];
         float acc = is_max ? -std::numeric_limits<float>::infinity() : 0.0f;
         int64_t real = 0;
         for (int64_t u = y0; u < y0 + a.kernel[0]; ++u)
@@ -120,8 +120,8 @@ NDArray pool_reference(const NDArray& x, const ops::Pool2dAttrs& a, bool is_max,
             ++real;
           }
         if (!is_max) {
-          int64_t ye = std::min(y0 + a.kernel[0], h + a.padding[2]);
-          int64_t xe = std::min(x0 + a.kernel[1], w + a.padding[3]);
+          int64_t ye = std::min(y0 + a.kernel[0], h + a.pad_end[0]);
+          int64_t xe = std::min(x0 + a.kernel[1], w + a.pad_end[1]);
           int64_t count = a.count_include_pad ? (ye - y0) * (xe - x0) : real;
           acc /= static_cast<float>(count);
         }
@@ -135,22 +135,22 @@ NDArray pool_reference(const NDArray& x, const ops::Pool2dAttrs& a, bool is_max,
 TEST_CASE("pooling matches explicit windows", "[unit][ops]") {
   struct Case {
     std::vector<int64_t> shape;
-    ops::Pool2dAttrs attrs;
+    ops::PoolAttrs attrs;
     int64_t oh, ow;
   };
   std::vector<Case> cases;
-  cases.push_back({{1, 2, 8, 8}, {}, 4, 4});
-  cases.push_back({{2, 3, 13, 15}, {{3, 3}, {2, 2}, {1, 1, 1, 1}, false, false}, 7, 8});
-  cases.push_back({{1, 2, 13, 15}, {{3, 3}, {2, 2}, {1, 1, 1, 1}, false, true}, 7, 8});
+  cases.push_back({{1, 2, 8, 8}, {{2, 2}, {2, 2}, {}, {0, 0}, {0, 0}}, 4, 4});
+  cases.push_back({{2, 3, 13, 15}, {{3, 3}, {2, 2}, {}, {1, 1}, {1, 1}, false, false}, 7, 8});
+  cases.push_back({{1, 2, 13, 15}, {{3, 3}, {2, 2}, {}, {1, 1}, {1, 1}, false, true}, 7, 8});
   // ceil mode: (7 - 3) / 2 rounds up past the floor result only when it has a remainder.
-  cases.push_back({{1, 2, 8, 7}, {{3, 3}, {2, 2}, {0, 0, 0, 0}, true, false}, 4, 3});
-  cases.push_back({{1, 2, 7, 9}, {{3, 3}, {2, 2}, {1, 1, 1, 1}, true, true}, 4, 5});
-  cases.push_back({{1, 1, 6, 9}, {{2, 3}, {1, 3}, {0, 1, 1, 2}, false, false}, 6, 4});
+  cases.push_back({{1, 2, 8, 7}, {{3, 3}, {2, 2}, {}, {0, 0}, {0, 0}, true, false}, 4, 3});
+  cases.push_back({{1, 2, 7, 9}, {{3, 3}, {2, 2}, {}, {1, 1}, {1, 1}, true, true}, 4, 5});
+  cases.push_back({{1, 1, 6, 9}, {{2, 3}, {1, 3}, {}, {0, 1}, {1, 2}, false, false}, 6, 4});
   std::mt19937_64 rng(13);
   for (const auto& c : cases)
     for (bool is_max : {true, false}) {
       te::Tensor x = te::placeholder("data", c.shape);
-      te::Tensor y = is_max ? ops::max_pool2d(x, c.attrs) : ops::avg_pool2d(x, c.attrs);
+      te::Tensor y = is_max ? ops::max_pool(x, c.attrs) : ops::avg_pool(x, c.attrs);
       REQUIRE(y->shape()[2] == c.oh);
       REQUIRE(y->shape()[3] == c.ow);
       te::ComputeDAG dag({y});
@@ -176,4 +176,41 @@ TEST_CASE("global pooling", "[unit][ops]") {
     CHECK(a.get(p) == Approx(s / 35).epsilon(1e-5));
     CHECK(m.get(p) == best);
   }
+}
+
+TEST_CASE("max pool indices, 1-D and 3-D windows and dilations", "[unit][ops]") {
+  // x[h][w] = 10 h + w on 1x1x3x4: the maximum of each 2x2 window is its bottom-right element.
+  te::Tensor x = te::placeholder("data", {1, 1, 3, 4});
+  NDArray xv(ir::DType::Float32, {1, 1, 3, 4});
+  for (int64_t h = 0; h < 3; ++h)
+    for (int64_t w = 0; w < 4; ++w) xv.set(h * 4 + w, 10.0 * h + w);
+  ops::PoolAttrs a{{2, 2}, {1, 2}, {}, {0, 0}, {0, 0}};
+  for (bool column_major : {false, true}) {
+    te::ComputeDAG dag({ops::max_pool_indices(x, a, column_major)});
+    NDArray got = te::evaluate(dag, {xv})[0];
+    REQUIRE(got.shape() == std::vector<int64_t>{1, 1, 2, 2});
+    for (int64_t oh = 0; oh < 2; ++oh)
+      for (int64_t ow = 0; ow < 2; ++ow) {
+        const int64_t h = oh + 1, w = 2 * ow + 1;
+        CHECK(got.get_int(oh * 2 + ow) == (column_major ? h + w * 3 : h * 4 + w));
+      }
+  }
+  // 1-D, dilation 2, pads 1: windows of taps {-1, 1, 3} and {1, 3, 5}, averaged over the real ones.
+  te::Tensor y = te::placeholder("data", {1, 1, 6});
+  NDArray yv(ir::DType::Float32, {1, 1, 6});
+  for (int64_t i = 0; i < 6; ++i) yv.set(i, static_cast<double>(i));
+  te::ComputeDAG avg({ops::avg_pool(y, ops::PoolAttrs{{3}, {2}, {2}, {1}, {1}})});
+  NDArray got = te::evaluate(avg, {yv})[0];
+  REQUIRE(got.shape() == std::vector<int64_t>{1, 1, 2});
+  CHECK(got.get(0) == Approx((1.0 + 3.0) / 2));
+  CHECK(got.get(1) == Approx((1.0 + 3.0 + 5.0) / 3));
+  // 3-D max over 2x2x2 windows of an increasing volume: each window's last element.
+  te::Tensor v = te::placeholder("data", {1, 1, 2, 4, 4});
+  NDArray vv(ir::DType::Float32, {1, 1, 2, 4, 4});
+  for (int64_t i = 0; i < 32; ++i) vv.set(i, static_cast<double>(i));
+  te::ComputeDAG mx({ops::max_pool(v, ops::PoolAttrs{{2, 2, 2}, {2, 2, 2}})});
+  NDArray m = te::evaluate(mx, {vv})[0];
+  REQUIRE(m.shape() == std::vector<int64_t>{1, 1, 1, 2, 2});
+  CHECK(m.get(0) == 16 + 4 + 1);
+  CHECK(m.get(3) == 16 + 12 + 3);
 }

@@ -44,8 +44,12 @@ TEST_CASE("strided slice, border padding, tables and ranges", "[unit][ops]") {
   runtime::NDArray xv = ints({5}, {0, 1, 2, 3, 4});
   CHECK(run(ops::strided_slice(x, {4}, {-2}, {3}), {xv}) == std::vector<double>{4, 2, 0});
   CHECK_THROWS_AS(ops::strided_slice(x, {4}, {-2}, {4}), UserError);
-  CHECK(run(ops::pad_border(x, {2}, {1}, true), {xv}) == std::vector<double>{2, 1, 0, 1, 2, 3, 4, 3});
-  CHECK(run(ops::pad_border(x, {1}, {2}, false), {xv}) == std::vector<double>{0, 0, 1, 2, 3, 4, 4, 4});
+  CHECK(run(ops::pad_border(x, {2}, {1}, ops::BorderMode::Reflect), {xv}) ==
+        std::vector<double>{2, 1, 0, 1, 2, 3, 4, 3});
+  CHECK(run(ops::pad_border(x, {1}, {2}, ops::BorderMode::Edge), {xv}) == std::vector<double>{0, 0, 1, 2, 3, 4, 4, 4});
+  // Wrap pads may exceed the extent: the axis is a ring.
+  CHECK(run(ops::pad_border(x, {7}, {2}, ops::BorderMode::Wrap), {xv}) ==
+        std::vector<double>{3, 4, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1});
   CHECK(run(ops::value_table(ints({2, 2}, {5, -6, 7, 8})), {}) == std::vector<double>{5, -6, 7, 8});
   CHECK(run(ops::arange(1.5, -0.5, 4, ir::DType::Float32), {}) == std::vector<double>{1.5, 1.0, 0.5, 0.0});
   CHECK(run(ops::full({2, 1}, ir::DType::Int32, 3), {}) == std::vector<double>{3, 3});
