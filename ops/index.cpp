@@ -85,8 +85,9 @@ te::Tensor strided_slice(const te::Tensor& x, const std::vector<int64_t>& begins
   user_check(begins.size() == rank && steps.size() == rank && extents.size() == rank, name, ": needs ", rank,
              " begins, steps and extents");
   for (size_t d = 0; d < rank; ++d) {
-    user_check(steps[d] != 0 && extents[d] > 0, name, ": axis ", d, " has step ", steps[d], " and extent ",
+    user_check(steps[d] != 0 && extents[d] >= 0, name, ": axis ", d, " has step ", steps[d], " and extent ",
                extents[d]);
+    if (extents[d] == 0) continue;  // an empty slice reads nothing
     int64_t last = begins[d] + (extents[d] - 1) * steps[d];
     user_check(begins[d] >= 0 && begins[d] < s[d] && last >= 0 && last < s[d], name, ": axis ", d,
                " reads outside [0, ", s[d], ")");
@@ -203,8 +204,7 @@ te::Tensor arange(double start, double delta, int64_t n, ir::DType dtype, const 
 
 te::Tensor value_table(const runtime::NDArray& values, const std::string& name) {
   int64_t n = values.num_elements();
-  user_check(n > 0 && n <= kMaxTableElements, name, ": ", n, " values; a value table holds 1 to ",
-             kMaxTableElements);
+  user_check(n <= kMaxTableElements, name, ": ", n, " values; a value table holds at most ", kMaxTableElements);
   ir::DType t = values.dtype();
   std::vector<int64_t> shape = non_empty(values.shape());
   return te::compute(
@@ -212,6 +212,7 @@ te::Tensor value_table(const runtime::NDArray& values, const std::string& name) 
       [&](const std::vector<ir::Var>& i) {
         Expr flat = 0;
         for (size_t d = 0; d < shape.size(); ++d) flat = d == 0 ? Expr(i[d]) : flat * shape[d] + i[d];
+        if (n == 0) return ir::make_zero(t);  // an empty table: never read
         Expr v = ir::make_const(t, values.get(n - 1));
         for (int64_t k = n - 1; k-- > 0;) v = ir::make_select(ir::make_eq(flat, Expr(k)), ir::make_const(t, values.get(k)), v);
         return v;

@@ -22,7 +22,7 @@ int64_t norm_axis(const NodeContext& c, int64_t axis, size_t rank) {
 
 // x with ONNX shape `shape` (a view: same elements, row-major).
 te::Tensor reshaped(const NodeContext& c, const te::Tensor& x, const std::vector<int64_t>& shape) {
-  for (int64_t d : shape) c.check(d > 0, "zero-sized or negative dimension ", d, " in the result is not supported");
+  for (int64_t d : shape) c.check(d >= 0, "negative dimension ", d, " in the result");
   return ops::reshape(x, te_shape(shape), c.out_name());
 }
 
@@ -55,8 +55,7 @@ std::vector<te::Tensor> convert_reshape(const NodeContext& c) {
   int infer = -1;
   int64_t known = 1;
   for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 0) {
-      c.check(!allowzero, "a 0 in the new shape with allowzero = 1 makes an empty tensor, which is not supported");
+    if (shape[d] == 0 && !allowzero) {
       c.check(d < in.size(), "0 at axis ", d, " of the new shape is beyond the input's rank ", in.size());
       shape[d] = in[d];
     }
@@ -65,12 +64,12 @@ std::vector<te::Tensor> convert_reshape(const NodeContext& c) {
       infer = static_cast<int>(d);
       continue;
     }
-    c.check(shape[d] > 0, "bad dimension ", shape[d], " in the new shape");
+    c.check(shape[d] >= 0, "bad dimension ", shape[d], " in the new shape");
     known *= shape[d];
   }
   int64_t total = ops::product(in);
   if (infer >= 0) {
-    c.check(total % known == 0, "cannot infer the -1 dimension for ", total, " elements");
+    c.check(known > 0 && total % known == 0, "cannot infer the -1 dimension for ", total, " elements");
     shape[infer] = total / known;
   }
   c.check(ops::product(shape) == total, "the new shape has ", ops::product(shape), " elements, the input has ",
@@ -89,7 +88,9 @@ std::vector<te::Tensor> convert_transpose(const NodeContext& c) {
 std::vector<te::Tensor> convert_concat(const NodeContext& c) {
   c.check(c.has_attr("axis"), "attribute 'axis' is missing");
   std::vector<te::Tensor> ins;
-  for (size_t i = 0; i < c.num_inputs(); ++i) ins.push_back(c.in(i));
+  // Empty inputs add nothing, and a kernel must not read them.
+  for (size_t i = 0; i < c.num_inputs(); ++i)
+    if (ops::product(c.in(i)->shape()) != 0 || (ins.empty() && i + 1 == c.num_inputs())) ins.push_back(c.in(i));
   return {ops::concat(ins, c.attr_int("axis", 0), c.out_name())};
 }
 
@@ -120,7 +121,6 @@ std::vector<te::Tensor> convert_split(const NodeContext& c) {
   std::vector<te::Tensor> outs;
   int64_t begin = 0;
   for (size_t k = 0; k < sizes.size(); ++k) {
-    c.check(sizes[k] > 0, "an empty split part is not supported");
     std::vector<int64_t> begins(s.size(), 0), steps(s.size(), 1), extents = s;
     begins[axis] = begin;
     extents[axis] = sizes[k];
@@ -167,7 +167,6 @@ std::vector<te::Tensor> convert_slice(const NodeContext& c) {
     int64_t span = step > 0 ? e - b : b - e;
     int64_t mag = step > 0 ? step : -step;
     int64_t count = span <= 0 ? 0 : (span + mag - 1) / mag;
-    c.check(count > 0, "slice of axis ", ax, " is empty, which is not supported");
     begins[ax] = b;
     strides[ax] = step;
     extents[ax] = count;
@@ -313,7 +312,6 @@ std::vector<te::Tensor> convert_tile(const NodeContext& c) {
 
 // A tensor of known values: a small value table.
 te::Tensor known_values(const NodeContext& c, const runtime::NDArray& values) {
-  c.check(values.num_elements() > 0, "an empty tensor is not supported");
   c.check(values.num_elements() <= ops::kMaxTableElements, "a value of ", values.num_elements(),
           " elements must be a graph constant (at most ", ops::kMaxTableElements, " can be built as an op)");
   return ops::value_table(values, c.out_name());
@@ -327,8 +325,7 @@ std::vector<te::Tensor> convert_shape(const NodeContext& c) {
   if (end < 0) end += r;
   start = std::clamp<int64_t>(start, 0, r);
   end = std::clamp<int64_t>(end, 0, r);
-  c.check(end > start, "the shape slice is empty, which is not supported");
-  runtime::NDArray values(ir::DType::Int64, {end - start});
+  runtime::NDArray values(ir::DType::Int64, {std::max<int64_t>(end - start, 0)});
   for (int64_t d = start; d < end; ++d) values.data<int64_t>()[d - start] = s[d];
   return {known_values(c, values)};
 }
@@ -342,7 +339,6 @@ std::vector<te::Tensor> convert_size(const NodeContext& c) {
 std::vector<te::Tensor> convert_constant(const NodeContext& c) {
   if (c.has_attr("value")) return {known_values(c, c.node.attrs.get_tensor(c.node, "value"))};
   auto one = [&](ir::DType t, std::vector<double> v, bool scalar) {
-    c.check(!v.empty(), "an empty tensor is not supported");
     runtime::NDArray a(t, scalar ? std::vector<int64_t>{} : std::vector<int64_t>{static_cast<int64_t>(v.size())});
     for (size_t i = 0; i < v.size(); ++i) a.set(static_cast<int64_t>(i), v[i]);
     return std::vector<te::Tensor>{known_values(c, a)};
@@ -365,7 +361,7 @@ std::vector<te::Tensor> convert_constant(const NodeContext& c) {
 
 std::vector<te::Tensor> convert_constant_of_shape(const NodeContext& c) {
   std::vector<int64_t> shape = c.const_ints(0, "the output shape");
-  for (int64_t d : shape) c.check(d > 0, "dimension ", d, " in the output shape is not supported");
+  for (int64_t d : shape) c.check(d >= 0, "negative dimension ", d, " in the output shape");
   ir::DType t = ir::DType::Float32;
   double v = 0.0;
   if (c.has_attr("value")) {
@@ -382,7 +378,6 @@ std::vector<te::Tensor> convert_range(const NodeContext& c) {
   double delta = c.const_scalar(2, "delta");
   c.check(delta != 0, "delta is 0");
   int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
-  c.check(n > 0, "the range is empty, which is not supported");
   return {ops::arange(start, delta, n, c.constant(0, "start").dtype(), c.out_name())};
 }
 

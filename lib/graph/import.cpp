@@ -200,8 +200,7 @@ ValueInfo value_info_from(const onnx::ValueInfoProto& proto, bool is_graph_input
       info.shape_known = false;
       return info;
     }
-    user_check(dim.dim_value() > 0, what, " has dimension ", d, " of size ", dim.dim_value(),
-               "; empty tensors are not supported");
+    user_check(dim.dim_value() >= 0, what, " has dimension ", d, " of negative size ", dim.dim_value());
     info.shape.push_back(dim.dim_value());
   }
   return info;
@@ -261,7 +260,6 @@ runtime::NDArray constant_value(const Node& node) {
   }
   if (attrs.has("value_ints")) {
     std::vector<int64_t> v = attrs.get_ints(node, "value_ints");
-    user_check(!v.empty(), node.describe(), ": value_ints is empty; empty tensors are not supported");
     runtime::NDArray a(ir::DType::Int64, {static_cast<int64_t>(v.size())});
     std::copy(v.begin(), v.end(), a.data<int64_t>());
     return a;

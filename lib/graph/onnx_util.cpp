@@ -89,8 +89,7 @@ runtime::NDArray tensor_from_proto(const onnx::TensorProto& proto, const std::st
   ir::DType dtype = dtype_from_onnx(proto.data_type(), what);
   std::vector<int64_t> shape(proto.dims().begin(), proto.dims().end());
   for (int64_t d : shape) {
-    user_check(d > 0, what, " has shape ", dims_string(proto),
-               "; tensors with zero-sized or negative dimensions are not supported");
+    user_check(d >= 0, what, " has shape ", dims_string(proto), ", a negative dimension");
   }
   runtime::NDArray out(dtype, shape);
   if (proto.has_raw_data()) {

@@ -9,6 +9,7 @@
 
 #include "graph/convert.h"
 #include "ir/error.h"
+#include "ops/op_util.h"
 
 namespace tunectl::graph {
 
@@ -265,6 +266,10 @@ void finish(const Graph& g, const std::vector<int>& group_of_node, int self, Sub
     std::string name = ph->name;
     internal_check(name.rfind("input", 0) == 0, "subgraph ", sg.name, ": stray placeholder '", name, "'");
     ordered.push_back(used.at(std::stoul(name.substr(5))));
+    // Empty values are constants (fold_constants) that only Concat meets, and leaves out.
+    user_check(ops::product(g.info(ordered.back()).shape) != 0,
+               g.nodes[sg.nodes.front()].describe(), ": subgraph ", sg.name, " would read the empty tensor '",
+               ordered.back(), "'; a kernel over an empty tensor is not supported");
   }
   if (ordered == used) {
     sg.dag = std::make_shared<const te::ComputeDAG>(std::move(first));

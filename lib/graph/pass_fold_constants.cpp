@@ -15,6 +15,7 @@
 #include "graph/convert.h"
 #include "graph/passes.h"
 #include "ir/error.h"
+#include "ops/op_util.h"
 #include "te/compute_dag.h"
 #include "te/evaluate.h"
 
@@ -111,12 +112,29 @@ void infer_output_shapes(const Node& node, Graph& g) {
   }
 }
 
+// Makes the node's outputs constants when every one is empty (a dimension
+// of 0): no kernel runs for them. Whether the node was folded.
+bool fold_empty_outputs(const Node& node, Graph& g) {
+  for (const std::string& o : node.outputs)
+    if (!o.empty() && ops::product(g.info(o).shape) != 0) return false;
+  for (const std::string& o : node.outputs)
+    if (!o.empty()) g.constants[o] = runtime::NDArray(g.info(o).dtype, g.info(o).shape);
+  return true;
+}
+
 }  // namespace
 
 Graph fold_constants(Graph g) {
   for (const std::string& in : g.inputs) {
     user_check(g.info(in).shape_known, "graph input '", in,
                "' has a symbolic or unknown shape; pin it with --input-shape ", in, "=DIMxDIMx...");
+  }
+  // An empty input (a dimension of 0) has no values to wait for.
+  for (size_t k = g.inputs.size(); k-- > 0;) {
+    const ValueInfo& info = g.info(g.inputs[k]);
+    if (ops::product(info.shape) != 0) continue;
+    g.constants[g.inputs[k]] = runtime::NDArray(info.dtype, info.shape);
+    g.inputs.erase(g.inputs.begin() + static_cast<int64_t>(k));
   }
   std::vector<bool> folded(g.nodes.size(), false);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -126,6 +144,7 @@ Graph fold_constants(Graph g) {
       folded[i] = true;
     } else {
       infer_output_shapes(node, g);
+      folded[i] = fold_empty_outputs(node, g);
     }
   }
   g.remove_nodes(folded);

@@ -194,8 +194,9 @@ class BoundEvaluator {
 IntBound const_int_bound(const Expr& e, const VarMap<IntBound>& vars) { return BoundEvaluator(vars).eval(e); }
 
 IntBound loop_bound(int64_t min, int64_t extent) {
-  internal_check(extent > 0, "loop of extent ", extent);
-  return {min, sat_add(min, extent - 1)};
+  internal_check(extent >= 0, "loop of extent ", extent);
+  // A loop of extent 0 (over an empty tensor) never binds its variable: any bound holds.
+  return {min, sat_add(min, std::max<int64_t>(extent, 1) - 1)};
 }
 
 }  // namespace tunectl::ir

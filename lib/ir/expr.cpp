@@ -132,7 +132,9 @@ int64_t BufferNode::num_elements() const {
 }
 
 Buffer::Buffer(std::string name, DType dtype, std::vector<int64_t> shape, MemScope scope) {
-  for (int64_t d : shape) user_check(d > 0, "buffer '", name, "' has non-positive dimension ", d);
+  // Empty buffers (a dimension of 0) exist for the reference evaluator and
+  // constant folding; the executor compiles no kernel that reads one.
+  for (int64_t d : shape) user_check(d >= 0, "buffer '", name, "' has negative dimension ", d);
   node_ = std::make_shared<BufferNode>(BufferNode{std::move(name), dtype, std::move(shape), scope});
 }
 
@@ -312,7 +314,7 @@ Expr make_load(Buffer b, std::vector<Expr> indices) {
 Expr make_reduce(ReduceOp op, Expr source, std::vector<IterVar> axes) {
   internal_check(bool(source), "reduce of null");
   internal_check(!axes.empty(), "reduce without axes");
-  for (const auto& a : axes) internal_check(a.kind == IterKind::Reduce && a.extent > 0, "bad reduce axis");
+  for (const auto& a : axes) internal_check(a.kind == IterKind::Reduce && a.extent >= 0, "bad reduce axis");
   return Expr(std::make_shared<ReduceNode>(op, std::move(source), std::move(axes)));
 }
 

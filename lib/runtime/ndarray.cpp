@@ -32,7 +32,7 @@ auto with_element(ir::DType t, const void* base, int64_t i, F f) {
 }  // namespace
 
 NDArray::NDArray(ir::DType dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(std::move(shape)) {
-  for (int64_t d : shape_) user_check(d > 0, "array dimension ", d, " is not positive");
+  for (int64_t d : shape_) user_check(d >= 0, "array dimension ", d, " is negative");
   // Round up so aligned_alloc gets a multiple of the alignment; at least one
   // block, so a scalar array has storage too.
   size_t bytes = (std::max<size_t>(num_bytes(), 1) + kAlignment - 1) / kAlignment * kAlignment;

@@ -272,6 +272,9 @@ void run_op(const TensorNode& t, const std::unordered_map<const ir::BufferNode*,
   const int first_reduce = static_cast<int>(spatial.size());
   int64_t total = 1;
   for (int64_t e : spatial) total *= e;
+  if (total == 0) return;  // an empty output
+  // A reduction over an empty axis is its identity.
+  const bool empty_reduction = std::find(reduce.begin(), reduce.end(), int64_t{0}) != reduce.end();
   with_storage(out, [&](auto* data) {
     using S = std::remove_const_t<std::remove_pointer_t<decltype(data)>>;
     S* dst = const_cast<S*>(data);
@@ -289,9 +292,11 @@ void run_op(const TensorNode& t, const std::unordered_map<const ir::BufferNode*,
         H v;
         if (r) {
           H acc = identity;
-          do {
-            acc = combine(r->combiner, acc, value(x.data()));
-          } while (advance(x.data(), first_reduce, reduce));
+          if (!empty_reduction) {
+            do {
+              acc = combine(r->combiner, acc, value(x.data()));
+            } while (advance(x.data(), first_reduce, reduce));
+          }
           v = acc;
         } else {
           v = value(x.data());

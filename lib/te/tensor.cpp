@@ -79,8 +79,8 @@ Tensor register_tensor(std::shared_ptr<TensorNode> node) {
 ir::Expr make_reduction(ir::ReduceOp op, ir::Expr source, std::vector<ir::IterVar> axes) {
   user_check(!axes.empty(), "a reduction needs at least one axis");
   for (const auto& a : axes)
-    user_check(a.kind == ir::IterKind::Reduce && a.extent > 0, "reduction axis '", a.var.name(),
-               "' is not a reduce axis with a positive extent");
+    user_check(a.kind == ir::IterKind::Reduce && a.extent >= 0, "reduction axis '", a.var.name(),
+               "' is not a reduce axis with an extent of zero or more");
   return ir::make_reduce(op, std::move(source), std::move(axes));
 }
 
@@ -124,7 +124,8 @@ Tensor compute(const std::string& name, std::vector<int64_t> shape,
 }
 
 ir::IterVar reduce_axis(int64_t extent, const std::string& name) {
-  user_check(extent > 0, "reduce axis '", name, "' has non-positive extent ", extent);
+  // An extent of 0 reduces an empty tensor to the combiner's identity.
+  user_check(extent >= 0, "reduce axis '", name, "' has negative extent ", extent);
   return ir::IterVar{ir::Var(name), extent, ir::IterKind::Reduce};
 }
 

@@ -46,5 +46,5 @@ TEST_CASE("compute rejects malformed bodies", "[unit][error]") {
   ir::Buffer loose("loose", ir::DType::Float32, {4});
   CHECK_THROWS_AS(te::compute("bad", {4}, [&](const std::vector<ir::Var>& i) { return ir::make_load(loose, {i[0]}); }),
                   UserError);
-  CHECK_THROWS_AS(te::reduce_axis(0, "k"), UserError);
+  CHECK_THROWS_AS(te::reduce_axis(-1, "k"), UserError);
 }
