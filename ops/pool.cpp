@@ -44,7 +44,6 @@ int64_t at_or(const std::vector<int64_t>& v, size_t d, int64_t fallback) { retur
 
 void check_attrs(const te::Tensor& x, const PoolAttrs& a, const std::string& name) {
   const size_t k = spatial_rank(x, a, name);
-  user_check(ir::is_float(x->dtype()), name, ": input must be float");
   user_check(a.stride.size() == k && (a.dilation.empty() || a.dilation.size() == k) &&
                  (a.pad_begin.empty() || a.pad_begin.size() == k) && (a.pad_end.empty() || a.pad_end.size() == k),
              name, ": strides, dilations and pads need one value per spatial axis (", k, ")");
@@ -136,13 +135,21 @@ Expr window_count(Expr o, int64_t in, int64_t before, int64_t after, int64_t ker
   return last - first + 1;
 }
 
+// Padding that never wins a max: -inf, or the integer type's smallest value.
+double max_pad_value(ir::DType t) {
+  if (ir::is_float(t)) return -std::numeric_limits<double>::infinity();
+  return static_cast<double>(ir::as_const_int(ir::reduce_identity(ir::ReduceOp::Max, t))[0]);
+}
+
 }  // namespace
 
 te::Tensor max_pool(const te::Tensor& x, const PoolAttrs& attrs, const std::string& name) {
-  return window_reduce(x, attrs, ir::ReduceOp::Max, -std::numeric_limits<double>::infinity(), name);
+  user_check(ir::is_float(x->dtype()) || ir::is_int(x->dtype()), name, ": input must be numbers");
+  return window_reduce(x, attrs, ir::ReduceOp::Max, max_pad_value(x->dtype()), name);
 }
 
 te::Tensor avg_pool(const te::Tensor& x, const PoolAttrs& a, const std::string& name) {
+  user_check(ir::is_float(x->dtype()), name, ": input must be float");
   te::Tensor total = window_reduce(x, a, ir::ReduceOp::Sum, 0.0, name + "_sum");
   const auto& s = x->shape();
   bool padded = false;
@@ -172,7 +179,7 @@ te::Tensor max_pool_indices(const te::Tensor& x, const PoolAttrs& a, bool column
   const auto& s = x->shape();
   user_check(s.size() == a.kernel.size() + 2, name, ": indices need an [N, C, spatial...] input");
   te::Tensor best = max_pool(x, a, name + "_max");
-  Windows w = windows(x, a, -std::numeric_limits<double>::infinity(), name);
+  Windows w = windows(x, a, max_pad_value(x->dtype()), name);
   std::vector<ir::IterVar> r = window_axes(a);
   const size_t k = a.kernel.size();
   return te::compute(

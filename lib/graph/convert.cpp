@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "graph/convert_util.h"
+#include "graph/onnx_dtype.h"
 
 namespace tunectl::graph {
 
@@ -161,15 +162,9 @@ std::vector<int64_t> array_ints(const runtime::NDArray& a) {
 }
 
 ir::DType dtype_from_onnx(int64_t code, const NodeContext& ctx) {
-  // TensorProto.DataType codes.
-  switch (code) {
-    case 1: return ir::DType::Float32;
-    case 6: return ir::DType::Int32;
-    case 7: return ir::DType::Int64;
-    case 9: return ir::DType::Bool;
-    case 11: return ir::DType::Float64;
-    default: ctx.fail("data type ", code, " is not supported (float, double, int32, int64 and bool are)");
-  }
+  std::optional<ir::DType> t = dtype_from_onnx_code(code);
+  ctx.check(t.has_value(), "data type ", code, " is not supported (", kSupportedOnnxTypes, " are)");
+  return *t;
 }
 
 }  // namespace tunectl::graph

@@ -7,6 +7,7 @@
 
 #include <onnx/defs/schema.h>
 
+#include "graph/onnx_dtype.h"
 #include "graph/onnx_util.h"
 #include "ir/error.h"
 
@@ -102,7 +103,7 @@ std::string newer_type_name(int64_t code) {
 
 void check_known_type(int64_t code, const std::string& what) {
   user_check(code <= onnx::TensorProto::DataType_MAX, what, " has element type ", newer_type_name(code),
-             "; tunectl supports FLOAT, DOUBLE, INT32, INT64 and BOOL");
+             "; tunectl supports ", kSupportedOnnxTypes);
 }
 
 void check_known_types(const onnx::GraphProto& graph) {

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "graph/onnx_dtype.h"
 #include "ir/error.h"
 #include "ir/printer.h"
 
@@ -27,12 +28,20 @@ void copy_field(const Field& field, runtime::NDArray& out) {
   for (int64_t i = 0; i < out.num_elements(); ++i) p[i] = static_cast<T>(field.Get(static_cast<int>(i)));
 }
 
-// The element count of the typed field that holds this dtype's data.
+// The element count of the typed field that holds this dtype's data (ONNX
+// keeps the integers narrower than 32 bits and bool in int32_data, uint32
+// and uint64 in uint64_data).
 int typed_field_size(const onnx::TensorProto& proto, ir::DType dtype) {
   switch (dtype) {
     case ir::DType::Float32: return proto.float_data_size();
     case ir::DType::Float64: return proto.double_data_size();
     case ir::DType::Int64: return proto.int64_data_size();
+    case ir::DType::UInt32:
+    case ir::DType::UInt64: return proto.uint64_data_size();
+    case ir::DType::Int8:
+    case ir::DType::UInt8:
+    case ir::DType::Int16:
+    case ir::DType::UInt16:
     case ir::DType::Int32:
     case ir::DType::Bool: return proto.int32_data_size();
   }
@@ -59,30 +68,14 @@ std::string describe_onnx_node(const onnx::NodeProto& node, int index) {
 }
 
 ir::DType dtype_from_onnx(int32_t elem_type, const std::string& what) {
-  switch (elem_type) {
-    case onnx::TensorProto::FLOAT: return ir::DType::Float32;
-    case onnx::TensorProto::DOUBLE: return ir::DType::Float64;
-    case onnx::TensorProto::INT32: return ir::DType::Int32;
-    case onnx::TensorProto::INT64: return ir::DType::Int64;
-    case onnx::TensorProto::BOOL: return ir::DType::Bool;
-    default: break;
-  }
+  if (std::optional<ir::DType> t = dtype_from_onnx_code(elem_type)) return *t;
   std::string type_name = onnx::TensorProto::DataType_IsValid(elem_type)
                               ? onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(elem_type))
                               : "#" + std::to_string(elem_type);
-  user_fail(what, " has element type ", type_name, "; tunectl supports FLOAT, DOUBLE, INT32, INT64 and BOOL");
+  user_fail(what, " has element type ", type_name, "; tunectl supports ", kSupportedOnnxTypes);
 }
 
-int32_t dtype_to_onnx(ir::DType dtype) {
-  switch (dtype) {
-    case ir::DType::Float32: return onnx::TensorProto::FLOAT;
-    case ir::DType::Float64: return onnx::TensorProto::DOUBLE;
-    case ir::DType::Int32: return onnx::TensorProto::INT32;
-    case ir::DType::Int64: return onnx::TensorProto::INT64;
-    case ir::DType::Bool: return onnx::TensorProto::BOOL;
-  }
-  internal_fail("bad dtype");
-}
+int32_t dtype_to_onnx(ir::DType dtype) { return onnx_code(dtype); }
 
 runtime::NDArray tensor_from_proto(const onnx::TensorProto& proto, const std::string& what) {
   internal_check(proto.data_location() != onnx::TensorProto::EXTERNAL, what, " still refers to external data");
@@ -111,9 +104,13 @@ runtime::NDArray tensor_from_proto(const onnx::TensorProto& proto, const std::st
     case ir::DType::Float32: copy_field<float>(proto.float_data(), out); break;
     case ir::DType::Float64: copy_field<double>(proto.double_data(), out); break;
     case ir::DType::Int64: copy_field<int64_t>(proto.int64_data(), out); break;
-    case ir::DType::Int32: copy_field<int32_t>(proto.int32_data(), out); break;
-    case ir::DType::Bool:
-      for (int64_t i = 0; i < out.num_elements(); ++i) out.data<uint8_t>()[i] = proto.int32_data(static_cast<int>(i)) != 0;
+    case ir::DType::UInt32:
+    case ir::DType::UInt64:
+      for (int64_t i = 0; i < out.num_elements(); ++i)
+        out.set_int(i, static_cast<int64_t>(proto.uint64_data(static_cast<int>(i))));
+      break;
+    default:  // the int32_data types; set_int wraps to the width (bool: 0 or 1)
+      for (int64_t i = 0; i < out.num_elements(); ++i) out.set_int(i, proto.int32_data(static_cast<int>(i)));
       break;
   }
   return out;

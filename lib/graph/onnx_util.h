@@ -24,9 +24,9 @@ std::string onnx_node_name(const onnx::NodeProto& node, int index);
 // "node 'conv1' (Conv)", like Node::describe, for errors before a Node exists.
 std::string describe_onnx_node(const onnx::NodeProto& node, int index);
 
-// tunectl's dtype for an ONNX TensorProto::DataType: FLOAT, DOUBLE, INT32,
-// INT64 and BOOL. Anything else (float16, uint8, strings, ...) is a UserError
-// naming `what` (e.g. "value 'x'") and the ONNX type.
+// tunectl's dtype for an ONNX TensorProto::DataType (graph/onnx_dtype.h).
+// Anything else (float16, strings, ...) is a UserError naming `what` (e.g.
+// "value 'x'") and the ONNX type.
 ir::DType dtype_from_onnx(int32_t elem_type, const std::string& what);
 int32_t dtype_to_onnx(ir::DType dtype);
 

@@ -1,7 +1,6 @@
 #include "graph/specialize.h"
 
 #include <algorithm>
-#include <climits>
 
 #include "graph/convert.h"
 #include "graph/partition.h"
@@ -30,8 +29,7 @@ void parse_value(const std::string& input, const std::string& text, runtime::NDA
       if (used == text.size()) {
         user_check(dtype != ir::DType::Bool || v == 0 || v == 1, "--bind ", input, ": '", text,
                    "' is not a bool (0, 1, true or false)");
-        user_check(dtype != ir::DType::Int32 || (v >= INT32_MIN && v <= INT32_MAX), "--bind ", input, ": ", text,
-                   " does not fit int32");
+        user_check(ir::wrap_to(dtype, v) == v, "--bind ", input, ": ", text, " does not fit ", ir::to_string(dtype));
         array.set_int(i, v);
       }
     }

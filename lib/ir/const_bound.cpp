@@ -49,11 +49,11 @@ int64_t sat_floordiv(int64_t a, int64_t b) {
 }
 
 IntBound type_range(DType t) {
-  switch (t) {
-    case DType::Bool: return {0, 1};
-    case DType::Int32: return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
-    default: return IntBound::everything();
-  }
+  if (t == DType::Bool) return {0, 1};
+  if (!is_int(t) || dtype_bytes(t) == 8) return IntBound::everything();
+  const int bits = 8 * dtype_bytes(t);
+  if (is_unsigned(t)) return {0, (int64_t{1} << bits) - 1};
+  return {-(int64_t{1} << (bits - 1)), (int64_t{1} << (bits - 1)) - 1};
 }
 
 IntBound from_corners(std::initializer_list<int64_t> vs) {
@@ -102,10 +102,13 @@ class BoundEvaluator {
   IntBound eval(const Expr& e) {
     internal_check(bool(e), "bound of a null expression");
     DType t = e.dtype();
-    if (!is_int(t) && t != DType::Bool) return IntBound::everything();
+    // A uint64 past INT64_MAX is a negative int64: no bound is known.
+    if ((!is_int(t) && t != DType::Bool) || t == DType::UInt64) return IntBound::everything();
     IntBound r = eval_node(e);
     IntBound limit = type_range(t);
-    return {std::max(r.min, limit.min), std::min(r.max, limit.max)};
+    // Past the type's range the value wraps: anything in the range.
+    if (r.min < limit.min || r.max > limit.max) return limit;
+    return r;
   }
 
  private:

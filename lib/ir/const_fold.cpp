@@ -21,17 +21,18 @@ std::optional<double> float_value(const Expr& e) {
 }
 
 // An integer of type t holding v wrapped to t's width.
-Expr int_result(DType t, int64_t v) {
-  if (t == DType::Int32) v = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
-  if (t == DType::Bool) v = v != 0;
-  return make_int(v, t);
-}
+Expr int_result(DType t, int64_t v) { return make_int(wrap_to(t, v), t); }
 
 Expr float_result(DType t, double v) {
   return make_float(t == DType::Float32 ? static_cast<double>(static_cast<float>(v)) : v, t);
 }
 
 Expr fold_int_binary(ExprKind k, DType t, int64_t a, int64_t b) {
+  // A uint64 past INT64_MAX is held as a negative int64: only the wrapping
+  // arithmetic of add, sub and mul folds it.
+  if (t == DType::UInt64 && (a < 0 || b < 0) && k != ExprKind::Add && k != ExprKind::Sub && k != ExprKind::Mul &&
+      k != ExprKind::EQ && k != ExprKind::NE)
+    return Expr();
   switch (k) {
     case ExprKind::Add: return int_result(t, wrap_add(a, b));
     case ExprKind::Sub: return int_result(t, wrap_add(a, wrap_mul(b, -1)));

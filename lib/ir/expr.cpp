@@ -140,7 +140,7 @@ Buffer::Buffer(std::string name, DType dtype, std::vector<int64_t> shape, MemSco
 
 Expr make_int(int64_t v, DType t) {
   internal_check(is_int(t) || t == DType::Bool, "make_int of ", to_string(t));
-  return Expr(std::make_shared<IntImmNode>(t, v));
+  return Expr(std::make_shared<IntImmNode>(t, wrap_to(t, v)));
 }
 
 Expr make_float(double v, DType t) {
@@ -166,11 +166,14 @@ Expr reduce_identity(ReduceOp op, DType t) {
     case ReduceOp::Max:
       if (t == DType::Bool) return make_bool(false);
       if (is_float(t)) return make_float(-std::numeric_limits<double>::infinity(), t);
-      return make_int(t == DType::Int32 ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int64_t>::min(), t);
+      if (is_unsigned(t)) return make_int(0, t);
+      // The smallest value of the width: the sign bit alone.
+      return make_int(int64_t{-1} << (8 * dtype_bytes(t) - 1), t);
     case ReduceOp::Min:
       if (t == DType::Bool) return make_bool(true);
       if (is_float(t)) return make_float(std::numeric_limits<double>::infinity(), t);
-      return make_int(t == DType::Int32 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int64_t>::max(), t);
+      if (is_unsigned(t)) return make_int(-1, t);  // all ones
+      return make_int(static_cast<int64_t>((uint64_t{1} << (8 * dtype_bytes(t) - 1)) - 1), t);
   }
   internal_fail("bad reduce op");
 }

@@ -387,7 +387,9 @@ class Simplifier : public IRMutator {
       Expr d = s.to_expr();
       return bound(d);
     }
-    // Narrower types: the difference of the bounds fits in int64.
+    // A uint64 has no bounds (const_int_bound); narrower types: the
+    // difference of the bounds fits in int64.
+    if (a.dtype() == DType::UInt64) return IntBound::everything();
     IntBound x = bound(a), y = bound(b);
     return {x.min - y.max, x.max - y.min};
   }

@@ -17,7 +17,6 @@ using namespace ir;
 // Rounds a float result to its type, so Float32 math matches float hardware.
 double round_to(DType t, double v) { return t == DType::Float32 ? static_cast<double>(static_cast<float>(v)) : v; }
 
-int64_t wrap_int(DType t, int64_t v) { return t == DType::Int32 ? static_cast<int32_t>(v) : v; }
 
 double math_call(MathFunc f, DType t, const std::vector<double>& a) {
   double y = a.size() > 1 ? a[1] : 0.0;
@@ -153,13 +152,16 @@ LoopInterpreter::Value LoopInterpreter::eval(const Expr& e) {
       const auto* op = e.as<CastNode>();
       Value v = eval(op->value);
       bool from_float = is_float(op->value.dtype());
-      if (is_float(t)) return {0, round_to(t, from_float ? v.f : static_cast<double>(v.i))};
+      if (is_float(t)) {
+        const bool from_u64 = op->value.dtype() == DType::UInt64;
+        return {0, round_to(t, from_float ? v.f : from_u64 ? static_cast<double>(static_cast<uint64_t>(v.i)) : static_cast<double>(v.i))};
+      }
       if (t == DType::Bool) return {from_float ? v.f != 0 : v.i != 0, 0};
-      return {wrap_int(t, from_float ? static_cast<int64_t>(v.f) : v.i), 0};
+      return {wrap_to(t, from_float ? static_cast<int64_t>(v.f) : v.i), 0};
     }
     case ExprKind::Call: {
       const auto* op = e.as<CallNode>();
-      if (is_int(t)) return {wrap_int(t, eval_math_int(op->func, eval(op->args[0]).i)), 0};
+      if (is_int(t)) return {wrap_to(t, eval_math_int(op->func, eval(op->args[0]).i)), 0};
       std::vector<double> args;
       for (const Expr& a : op->args) args.push_back(eval(a).f);
       return {0, round_to(t, math_call(op->func, t, args))};
@@ -203,10 +205,30 @@ LoopInterpreter::Value LoopInterpreter::eval_binary(const Expr& e) {
     }
   } else {
     int64_t x = a.i, y = b.i;
+    if (ot == DType::UInt64) {
+      // Held as int64 bits: order and division are unsigned.
+      const uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
+      switch (e.kind()) {
+        case ExprKind::FloorDiv:
+          if (uy == 0) division_by_zero(e);
+          return {static_cast<int64_t>(ux / uy), 0};
+        case ExprKind::FloorMod:
+          if (uy == 0) division_by_zero(e);
+          return {static_cast<int64_t>(ux % uy), 0};
+        case ExprKind::Min: return {static_cast<int64_t>(std::min(ux, uy)), 0};
+        case ExprKind::Max: return {static_cast<int64_t>(std::max(ux, uy)), 0};
+        case ExprKind::LT: return {ux < uy, 0};
+        case ExprKind::LE: return {ux <= uy, 0};
+        case ExprKind::GT: return {ux > uy, 0};
+        case ExprKind::GE: return {ux >= uy, 0};
+        default: break;  // the same bits as signed
+      }
+    }
+    const uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);  // wrapping arithmetic
     switch (e.kind()) {
-      case ExprKind::Add: return {wrap_int(ot, x + y), 0};
-      case ExprKind::Sub: return {wrap_int(ot, x - y), 0};
-      case ExprKind::Mul: return {wrap_int(ot, x * y), 0};
+      case ExprKind::Add: return {wrap_to(ot, static_cast<int64_t>(ux + uy)), 0};
+      case ExprKind::Sub: return {wrap_to(ot, static_cast<int64_t>(ux - uy)), 0};
+      case ExprKind::Mul: return {wrap_to(ot, static_cast<int64_t>(ux * uy)), 0};
       case ExprKind::FloorDiv:
         if (y == 0) division_by_zero(e);
         return {floordiv_int(x, y), 0};

@@ -21,8 +21,14 @@ template <typename F>
 auto with_element(ir::DType t, const void* base, int64_t i, F f) {
   switch (t) {
     case ir::DType::Bool: return f(static_cast<const uint8_t*>(base) + i);
+    case ir::DType::Int8: return f(static_cast<const int8_t*>(base) + i);
+    case ir::DType::UInt8: return f(static_cast<const uint8_t*>(base) + i);
+    case ir::DType::Int16: return f(static_cast<const int16_t*>(base) + i);
+    case ir::DType::UInt16: return f(static_cast<const uint16_t*>(base) + i);
     case ir::DType::Int32: return f(static_cast<const int32_t*>(base) + i);
+    case ir::DType::UInt32: return f(static_cast<const uint32_t*>(base) + i);
     case ir::DType::Int64: return f(static_cast<const int64_t*>(base) + i);
+    case ir::DType::UInt64: return f(static_cast<const uint64_t*>(base) + i);
     case ir::DType::Float32: return f(static_cast<const float*>(base) + i);
     case ir::DType::Float64: return f(static_cast<const double*>(base) + i);
   }
@@ -57,13 +63,15 @@ double NDArray::get(int64_t i) const {
 
 void NDArray::set(int64_t i, double v) {
   internal_check(i >= 0 && i < num_elements(), "NDArray::set index ", i, " out of range");
+  if (!ir::is_float(dtype_)) {
+    // Through a 64-bit integer, which the narrower types wrap (a uint64 past
+    // INT64_MAX keeps its value).
+    set_int(i, v >= 0x1p63 ? static_cast<int64_t>(static_cast<uint64_t>(v)) : static_cast<int64_t>(v));
+    return;
+  }
   with_element(dtype_, raw(), i, [&](auto* p) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(p)>>;
-    if constexpr (std::is_same_v<T, uint8_t>) {
-      *const_cast<T*>(p) = v != 0 ? 1 : 0;
-    } else {
-      *const_cast<T*>(p) = static_cast<T>(v);
-    }
+    *const_cast<T*>(p) = static_cast<T>(v);
   });
 }
 
@@ -76,13 +84,10 @@ int64_t NDArray::get_int(int64_t i) const {
 void NDArray::set_int(int64_t i, int64_t v) {
   internal_check(i >= 0 && i < num_elements() && !ir::is_float(dtype_), "NDArray::set_int index ", i,
                  " out of range or not an integer array");
+  const int64_t value = ir::wrap_to(dtype_, v);  // bool: 0 or 1
   with_element(dtype_, raw(), i, [&](auto* p) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(p)>>;
-    if constexpr (std::is_same_v<T, uint8_t>) {
-      *const_cast<T*>(p) = v != 0 ? 1 : 0;
-    } else {
-      *const_cast<T*>(p) = static_cast<T>(v);
-    }
+    *const_cast<T*>(p) = static_cast<T>(value);
   });
 }
 
@@ -92,6 +97,8 @@ void NDArray::fill_random(std::mt19937_64& rng, double lo, double hi) {
   int64_t n = num_elements();
   for (int64_t i = 0; i < n; ++i) {
     double v = dist(rng);
+    // Unsigned integers take the values of [lo, hi) shifted to start at 0.
+    if (ir::is_unsigned(dtype_)) v -= std::min(lo, 0.0);
     set(i, ir::is_float(dtype_) ? v : std::floor(v));
   }
 }

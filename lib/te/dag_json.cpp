@@ -196,9 +196,7 @@ class ExprReader {
         user_check(ir::is_int(t) || t == ir::DType::Bool, at(1), ": IntImm of type ", ir::to_string(t));
         int64_t v = read_int(j[2], at(2));
         if (t == ir::DType::Bool) user_check(v == 0 || v == 1, at(2), ": bool immediate ", v, " is not 0 or 1");
-        if (t == ir::DType::Int32)
-          user_check(v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max(), at(2), ": ",
-                     v, " does not fit int32");
+        user_check(ir::wrap_to(t, v) == v, at(2), ": ", v, " does not fit ", ir::to_string(t));
         return ir::make_int(v, t);
       }
       case ir::ExprKind::FloatImm: {

@@ -20,13 +20,20 @@ namespace {
 using runtime::NDArray;
 
 // Calls f(std::type_identity<H>{}) with H the host type t is computed in:
-// float32 in float, every integer type in int64, bool in bool.
+// float32 in float, uint64 in uint64, every other integer type in int64
+// (wrapped to its width after each operation, ir::wrap_to), bool in bool.
 template <typename F>
 auto with_host_type(ir::DType t, F&& f) {
   switch (t) {
     case ir::DType::Bool: return f(std::type_identity<bool>{});
+    case ir::DType::Int8:
+    case ir::DType::UInt8:
+    case ir::DType::Int16:
+    case ir::DType::UInt16:
     case ir::DType::Int32:
+    case ir::DType::UInt32:
     case ir::DType::Int64: return f(std::type_identity<int64_t>{});
+    case ir::DType::UInt64: return f(std::type_identity<uint64_t>{});
     case ir::DType::Float32: return f(std::type_identity<float>{});
     case ir::DType::Float64: return f(std::type_identity<double>{});
   }
@@ -38,12 +45,25 @@ template <typename F>
 auto with_storage(const NDArray& a, F&& f) {
   switch (a.dtype()) {
     case ir::DType::Bool: return f(a.data<uint8_t>());
+    case ir::DType::Int8: return f(a.data<int8_t>());
+    case ir::DType::UInt8: return f(a.data<uint8_t>());
+    case ir::DType::Int16: return f(a.data<int16_t>());
+    case ir::DType::UInt16: return f(a.data<uint16_t>());
     case ir::DType::Int32: return f(a.data<int32_t>());
+    case ir::DType::UInt32: return f(a.data<uint32_t>());
     case ir::DType::Int64: return f(a.data<int64_t>());
+    case ir::DType::UInt64: return f(a.data<uint64_t>());
     case ir::DType::Float32: return f(a.data<float>());
     case ir::DType::Float64: return f(a.data<double>());
   }
   internal_fail("bad dtype");
+}
+
+// v as a value of type t: integers narrower than their host type wrap.
+template <typename H>
+H wrapped(ir::DType t, H v) {
+  if constexpr (std::is_same_v<H, int64_t>) return ir::wrap_to(t, v);
+  return v;
 }
 
 template <typename H>
@@ -98,6 +118,9 @@ class Compiler {
         if constexpr (std::is_same_v<H, int64_t>) {
           if (e.kind() == ir::ExprKind::FloorDiv) return arith<H, ir::FloorDivNode>(e, ir::floordiv_int);
           return arith<H, ir::FloorModNode>(e, ir::floormod_int);
+        } else if constexpr (std::is_same_v<H, uint64_t>) {
+          if (e.kind() == ir::ExprKind::FloorDiv) return arith<H, ir::FloorDivNode>(e, [](H a, H b) { return a / b; });
+          return arith<H, ir::FloorModNode>(e, [](H a, H b) { return a % b; });
         } else {
           internal_fail("evaluator: floor division of a non-integer");
         }
@@ -130,7 +153,8 @@ class Compiler {
           if constexpr (std::is_same_v<H, bool>) {
             return [v](const int64_t* x) { return v(x) != U(0); };
           } else {
-            return [v](const int64_t* x) { return static_cast<H>(v(x)); };
+            const ir::DType t = e.dtype();
+            return [v, t](const int64_t* x) { return wrapped<H>(t, static_cast<H>(v(x))); };
           }
         });
       }
@@ -161,7 +185,8 @@ class Compiler {
     const auto* n = e.as<Node>();
     Fn<H> a = compile<H>(n->a);
     Fn<H> b = compile<H>(n->b);
-    return [a, b, op](const int64_t* x) { return static_cast<H>(op(a(x), b(x))); };
+    const ir::DType t = e.dtype();
+    return [a, b, op, t](const int64_t* x) { return wrapped<H>(t, static_cast<H>(op(a(x), b(x)))); };
   }
 
   template <typename H, typename Node, typename Op>

@@ -21,7 +21,7 @@ expect 1 "model is required" -- "$tunectl" tasks
 expect 2 "not a valid ONNX model" -- "$tunectl" tasks "$work/truncated.onnx"
 expect 2 "not a valid ONNX model" -- "$tunectl" tasks "$work/garbage.onnx"
 expect 2 "cannot open" -- "$tunectl" tasks "$work/missing.onnx"
-expect 2 "unsupported operator Acos" -- "$tunectl" tasks "$onnx/node/test_acos/model.onnx"
+expect 2 "unsupported operator Det" -- "$tunectl" tasks "$onnx/node/test_det_2d/model.onnx"
 expect 2 "missing input 'input'" -- "$tunectl" run "$model" --output-dir "$work/out"
 expect 2 "has shape [3x4x5]" -- "$tunectl" run "$model" \
   --input "input=$onnx/node/test_relu/test_data_set_0/input_0.pb" --output-dir "$work/out"

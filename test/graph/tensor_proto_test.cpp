@@ -96,9 +96,30 @@ TEST_CASE("tensor_proto: typed data fields", "[unit]") {
     CHECK_THROWS_WITH(write(t), Catch::Contains("needs 2 elements") && Catch::Contains("has 1"));
   }
   SECTION("an unsupported element type") {
+    t.set_data_type(onnx::TensorProto::FLOAT16);
+    t.set_raw_data(std::string(4, '\1'));
+    CHECK_THROWS_WITH(write(t), Catch::Contains("element type FLOAT16"));
+  }
+  SECTION("small integers from raw data and from int32_data, uint64 from uint64_data") {
     t.set_data_type(onnx::TensorProto::UINT8);
-    t.set_raw_data(std::string(2, '\1'));
-    CHECK_THROWS_WITH(write(t), Catch::Contains("element type UINT8"));
+    t.set_raw_data(std::string("\xff\x07", 2));
+    runtime::NDArray u8 = write(t);
+    CHECK(u8.get_int(0) == 255);
+    CHECK(u8.get_int(1) == 7);
+    t.clear_raw_data();
+    t.set_data_type(onnx::TensorProto::INT8);
+    t.add_int32_data(-128);
+    t.add_int32_data(127);
+    runtime::NDArray i8 = write(t);
+    CHECK(i8.get_int(0) == -128);
+    CHECK(i8.get_int(1) == 127);
+    t.clear_int32_data();
+    t.set_data_type(onnx::TensorProto::UINT64);
+    t.add_uint64_data(~uint64_t{0});
+    t.add_uint64_data(5);
+    runtime::NDArray u64 = write(t);
+    CHECK(static_cast<uint64_t>(u64.get_int(0)) == ~uint64_t{0});
+    CHECK(u64.get(1) == 5.0);
   }
 }
 

@@ -49,12 +49,8 @@ struct ThreadState {
 std::string entry_point(const lower::LoweredFunc& f) {
   std::string call = f.name + "(";
   for (size_t i = 0; i < f.args.size(); ++i) {
-    const char* type = f.args[i]->dtype == ir::DType::Float32   ? "float"
-                       : f.args[i]->dtype == ir::DType::Float64 ? "double"
-                       : f.args[i]->dtype == ir::DType::Int32   ? "int"
-                       : f.args[i]->dtype == ir::DType::Int64   ? "long long"
-                                                                : "bool";
-    call += std::string(i ? ", " : "") + "(" + type + "*)args[" + std::to_string(i) + "]";
+    call += std::string(i ? ", " : "") + "(" + codegen::cuda::cuda_c_type(f.args[i]->dtype) + "*)args[" +
+            std::to_string(i) + "]";
   }
   return "extern \"C\" void tc_entry_" + f.name + "(void* const* args) { " + call + "); }\n";
 }

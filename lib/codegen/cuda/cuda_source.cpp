@@ -41,8 +41,14 @@ template <typename T> __device__ __forceinline__ T tc_floormod(T a, T b) {
 const char* c_type(DType t) {
   switch (t) {
     case DType::Bool: return "bool";
+    case DType::Int8: return "signed char";
+    case DType::UInt8: return "unsigned char";
+    case DType::Int16: return "short";
+    case DType::UInt16: return "unsigned short";
     case DType::Int32: return "int";
+    case DType::UInt32: return "unsigned int";
     case DType::Int64: return "long long";
+    case DType::UInt64: return "unsigned long long";
     case DType::Float32: return "float";
     case DType::Float64: return "double";
   }
@@ -340,6 +346,9 @@ class KernelWriter {
         if (t == DType::Bool) return v ? "true" : "false";
         // INT64_MIN has no literal; every other value does.
         if (v == INT64_MIN) return "(-9223372036854775807LL - 1)";
+        // The narrow and unsigned types in their own C type (a uint64 keeps its bits).
+        if (t != DType::Int32 && t != DType::Int64)
+          return "((" + std::string(c_type(t)) + ")" + std::to_string(v) + "LL)";
         // Index constants take the index type: 32 bits where they fit.
         const bool wide = t == DType::Int64 && index_type_ != "int";
         return "(" + std::to_string(v) + (wide ? "LL)" : ")");
@@ -381,10 +390,16 @@ class KernelWriter {
     auto infix = [&](const char* o) { return "(" + a + " " + o + " " + b + ")"; };
     // In the operands' common C type (32-bit indices may meet 64-bit data).
     auto helper = [&](const char* f) { return std::string(f) + "<decltype(" + a + " + " + b + ")>(" + a + ", " + b + ")"; };
+    // C computes 8- and 16-bit integers in int: the IR's result wraps to its type.
+    auto wrapping = [&](const char* o) {
+      const DType t = e.dtype();
+      if (!ir::is_int(t) || ir::dtype_bytes(t) >= 4) return infix(o);
+      return "((" + std::string(c_type(t)) + ")" + infix(o) + ")";
+    };
     switch (e.kind()) {
-      case ExprKind::Add: return infix("+");
-      case ExprKind::Sub: return infix("-");
-      case ExprKind::Mul: return infix("*");
+      case ExprKind::Add: return wrapping("+");
+      case ExprKind::Sub: return wrapping("-");
+      case ExprKind::Mul: return wrapping("*");
       case ExprKind::Div: return infix("/");
       case ExprKind::FloorDiv: return divides_plainly(op->a, op->b) ? infix("/") : helper("tc_floordiv");
       case ExprKind::FloorMod: return divides_plainly(op->a, op->b) ? infix("%") : helper("tc_floormod");
@@ -438,5 +453,7 @@ std::string cuda_source(const std::vector<const lower::LoweredFunc*>& funcs) {
 }
 
 std::string cuda_source(const lower::LoweredFunc& func) { return cuda_source(std::vector{&func}); }
+
+const char* cuda_c_type(DType t) { return c_type(t); }
 
 }  // namespace tunectl::codegen::cuda

@@ -28,4 +28,7 @@ std::string cuda_source(const lower::LoweredFunc& func);
 // One module of many functions (distinct names), for compiling in one go.
 std::string cuda_source(const std::vector<const lower::LoweredFunc*>& funcs);
 
+// The C type a kernel's arrays of dtype t have ("float", "unsigned char", ...).
+const char* cuda_c_type(ir::DType t);
+
 }  // namespace tunectl::codegen::cuda

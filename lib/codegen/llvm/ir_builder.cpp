@@ -64,8 +64,14 @@ Emitter::Emitter(llvm::Module& module, llvm::IRBuilderBase& builder, const llvm:
 llvm::Type* Emitter::scalar_type(DType t) {
   switch (t) {
     case DType::Bool: return b_.getInt1Ty();
-    case DType::Int32: return b_.getInt32Ty();
-    case DType::Int64: return b_.getInt64Ty();
+    case DType::Int8:
+    case DType::UInt8: return b_.getInt8Ty();
+    case DType::Int16:
+    case DType::UInt16: return b_.getInt16Ty();
+    case DType::Int32:
+    case DType::UInt32: return b_.getInt32Ty();
+    case DType::Int64:
+    case DType::UInt64: return b_.getInt64Ty();
     case DType::Float32: return b_.getFloatTy();
     case DType::Float64: return b_.getDoubleTy();
   }
@@ -271,8 +277,11 @@ llvm::Value* Emitter::emit(const ir::Expr& e) {
   internal_check(static_cast<bool>(e), "null expression in codegen");
   switch (e.kind()) {
     case ExprKind::IntImm: {
+      // The value's low bits: an immediate holds its type's value (ir::wrap_to).
       auto v = e.as<ir::IntImmNode>()->value;
-      return llvm::ConstantInt::get(scalar_type(e.dtype()), static_cast<uint64_t>(v), /*isSigned=*/true);
+      llvm::Type* t = scalar_type(e.dtype());
+      const unsigned bits = t->getIntegerBitWidth();
+      return llvm::ConstantInt::get(t, llvm::APInt(bits, static_cast<uint64_t>(v) & (~uint64_t{0} >> (64 - bits))));
     }
     case ExprKind::FloatImm:
       return llvm::ConstantFP::get(scalar_type(e.dtype()), e.as<ir::FloatImmNode>()->value);
@@ -313,7 +322,8 @@ llvm::Value* Emitter::emit_binary(ExprKind k, const ir::Expr& ea, const ir::Expr
   }
   DType t = ea.dtype();
   bool fp = ir::is_float(t);
-  bool boolean = t == DType::Bool;
+  // Unsigned integers, and bools (false < true: the unsigned order of the 1-bit type).
+  bool unsigned_order = t == DType::Bool || ir::is_unsigned(t);
   switch (k) {
     case ExprKind::Add: return fp ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
     case ExprKind::Sub: return fp ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
@@ -321,21 +331,21 @@ llvm::Value* Emitter::emit_binary(ExprKind k, const ir::Expr& ea, const ir::Expr
     case ExprKind::Div:
       internal_check(fp, "Div on ", ir::to_string(t), "; integers divide with FloorDiv");
       return b_.CreateFDiv(a, b);
-    case ExprKind::FloorDiv: return emit_floordiv(a, b, eb, false);
-    case ExprKind::FloorMod: return emit_floordiv(a, b, eb, true);
+    case ExprKind::FloorDiv:
+      return ir::is_unsigned(t) ? b_.CreateUDiv(a, b) : emit_floordiv(a, b, eb, false);  // unsigned: floor = trunc
+    case ExprKind::FloorMod: return ir::is_unsigned(t) ? b_.CreateURem(a, b) : emit_floordiv(a, b, eb, true);
     // Same operand order as std::min/std::max, so NaN handling matches the
-    // reference evaluator; lowers to vminps/vmaxps. Bools order false < true,
-    // which on the 1-bit type is the unsigned order.
+    // reference evaluator; lowers to vminps/vmaxps.
     case ExprKind::Min:
-      return b_.CreateSelect(fp ? b_.CreateFCmpOLT(b, a) : boolean ? b_.CreateICmpULT(b, a) : b_.CreateICmpSLT(b, a), b, a);
+      return b_.CreateSelect(fp ? b_.CreateFCmpOLT(b, a) : unsigned_order ? b_.CreateICmpULT(b, a) : b_.CreateICmpSLT(b, a), b, a);
     case ExprKind::Max:
-      return b_.CreateSelect(fp ? b_.CreateFCmpOLT(a, b) : boolean ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b), b, a);
+      return b_.CreateSelect(fp ? b_.CreateFCmpOLT(a, b) : unsigned_order ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b), b, a);
     case ExprKind::EQ: return fp ? b_.CreateFCmpOEQ(a, b) : b_.CreateICmpEQ(a, b);
     case ExprKind::NE: return fp ? b_.CreateFCmpUNE(a, b) : b_.CreateICmpNE(a, b);
-    case ExprKind::LT: return fp ? b_.CreateFCmpOLT(a, b) : boolean ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b);
-    case ExprKind::LE: return fp ? b_.CreateFCmpOLE(a, b) : boolean ? b_.CreateICmpULE(a, b) : b_.CreateICmpSLE(a, b);
-    case ExprKind::GT: return fp ? b_.CreateFCmpOGT(a, b) : boolean ? b_.CreateICmpUGT(a, b) : b_.CreateICmpSGT(a, b);
-    case ExprKind::GE: return fp ? b_.CreateFCmpOGE(a, b) : boolean ? b_.CreateICmpUGE(a, b) : b_.CreateICmpSGE(a, b);
+    case ExprKind::LT: return fp ? b_.CreateFCmpOLT(a, b) : unsigned_order ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b);
+    case ExprKind::LE: return fp ? b_.CreateFCmpOLE(a, b) : unsigned_order ? b_.CreateICmpULE(a, b) : b_.CreateICmpSLE(a, b);
+    case ExprKind::GT: return fp ? b_.CreateFCmpOGT(a, b) : unsigned_order ? b_.CreateICmpUGT(a, b) : b_.CreateICmpSGT(a, b);
+    case ExprKind::GE: return fp ? b_.CreateFCmpOGE(a, b) : unsigned_order ? b_.CreateICmpUGE(a, b) : b_.CreateICmpSGE(a, b);
     case ExprKind::And: return b_.CreateAnd(a, b);
     case ExprKind::Or: return b_.CreateOr(a, b);
     default: internal_fail("not a binary node: ", ir::to_string(k));
@@ -369,12 +379,14 @@ llvm::Value* Emitter::emit_cast(DType to, DType from, llvm::Value* v) {
   if (auto* vt = llvm::dyn_cast<llvm::VectorType>(v->getType())) t = llvm::VectorType::get(t, vt->getElementCount());
   llvm::Value* zero = llvm::Constant::getNullValue(v->getType());
   if (to == DType::Bool) return ir::is_float(from) ? b_.CreateFCmpUNE(v, zero) : b_.CreateICmpNE(v, zero);
+  const bool from_unsigned = from == DType::Bool || ir::is_unsigned(from);
   if (ir::is_float(to)) {
     if (ir::is_float(from)) return b_.CreateFPCast(v, t);
-    return from == DType::Bool ? b_.CreateUIToFP(v, t) : b_.CreateSIToFP(v, t);
+    return from_unsigned ? b_.CreateUIToFP(v, t) : b_.CreateSIToFP(v, t);
   }
-  if (ir::is_float(from)) return b_.CreateFPToSI(v, t);  // truncation, as C++
-  return from == DType::Bool ? b_.CreateZExt(v, t) : b_.CreateSExtOrTrunc(v, t);
+  // Truncation toward zero, as C++.
+  if (ir::is_float(from)) return ir::is_unsigned(to) ? b_.CreateFPToUI(v, t) : b_.CreateFPToSI(v, t);
+  return from_unsigned ? b_.CreateZExtOrTrunc(v, t) : b_.CreateSExtOrTrunc(v, t);
 }
 
 llvm::Value* Emitter::emit_call(const ir::CallNode* op) {
