@@ -9,6 +9,8 @@
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
+#include <spdlog/spdlog.h>
 
 #include "graph/convert.h"
 #include "graph/onnx_external_data.h"
@@ -59,11 +61,26 @@ int default_opset(const onnx::ModelProto& model, const std::string& path) {
   for (const auto& import : model.opset_import()) {
     if (!is_default_domain(import.domain())) continue;
     int64_t v = import.version();
-    user_check(v >= kMinOpset && v <= kMaxOpset, "'", path, "' uses ONNX opset ", v, "; tunectl supports opsets ",
-               kMinOpset, " to ", kMaxOpset);
+    user_check(v >= 1 && v <= kMaxOpset, "'", path, "' uses ONNX opset ", v, "; tunectl supports opsets ",
+               kMinOpset, " to ", kMaxOpset, " (older ones converted)");
     return static_cast<int>(v);
   }
   user_fail("'", path, "' is not a valid ONNX model: no opset_import for the default ONNX domain");
+}
+
+// A model of an opset older than tunectl's, upgraded to kMinOpset by ONNX's
+// own version converter (the adapters of every operator change since); it
+// says so on the log.
+void upgrade_old_opset(onnx::ModelProto& model, int& opset, const std::string& path) {
+  if (opset >= kMinOpset) return;
+  try {
+    model = onnx::version_conversion::ConvertVersion(model, kMinOpset);
+  } catch (const std::exception& e) {
+    user_fail("'", path, "' uses ONNX opset ", opset, ", which ONNX's version converter cannot bring to opset ",
+              kMinOpset, ": ", e.what());
+  }
+  spdlog::info("'{}' uses ONNX opset {}: converted to opset {} with ONNX's version converter", path, opset, kMinOpset);
+  opset = kMinOpset;
 }
 
 bool is_supported_attribute_type(onnx::AttributeProto::AttributeType type) {
@@ -331,6 +348,7 @@ Graph build_graph(const onnx::GraphProto& proto, int opset,
 Graph import_onnx(const std::string& path, const ImportOptions& options) {
   onnx::ModelProto model = parse_model(read_binary_file(path, "model file"), path);
   int opset = default_opset(model, path);
+  upgrade_old_opset(model, opset, path);
   check_operators(model.graph());
   check_legacy_opset(model.graph(), opset);
   load_external_data(model, fs::absolute(fs::path(path)).parent_path());

@@ -62,7 +62,7 @@ TEST_CASE("import errors: operators, domains, opsets and attributes", "[error]")
   }
   SECTION("opset out of range") {
     test::add_node(m, "Relu", {"x"}, {"y"});
-    for (int opset : {1, 5, 22}) {
+    for (int opset : {0, 22}) {
       m.mutable_opset_import(0)->set_version(opset);
       test::save_model(m, dir.file("m.onnx"));
       CHECK_THROWS_WITH(import_onnx(dir.file("m.onnx")), Catch::Contains("uses ONNX opset " + std::to_string(opset) +

@@ -56,6 +56,22 @@ TEST_CASE("import: opset 6 models keep their legacy attributes", "[unit]") {
   }
 }
 
+TEST_CASE("import: models of opsets 1 to 5 are upgraded by ONNX's version converter", "[unit]") {
+  // Softsign of opset 1; Relu and Add of opset 5 (Add's broadcast attribute, which opset 7 dropped).
+  Graph softsign = import_onnx((onnx_data_dir() / "node" / "test_softsign" / "model.onnx").string());
+  CHECK(softsign.opset == 6);
+  CHECK(softsign.nodes.at(0).op_type == "Softsign");
+  test::ScratchDir dir("import_old_opset");
+  auto m = test::make_model({2, 3}, {2, 3}, 5);
+  test::add_node(m, "Relu", {"x"}, {"r"});
+  test::add_node(m, "Add", {"r", "x"}, {"y"});
+  test::save_model(m, dir.file("m.onnx"));
+  Graph g = import_onnx(dir.file("m.onnx"));
+  CHECK(g.opset == 6);
+  REQUIRE(g.nodes.size() == 2);
+  CHECK(g.info("y").shape == std::vector<int64_t>{2, 3});
+}
+
 TEST_CASE("import: opset 21 node test model", "[unit]") {
   Graph g = import_onnx((onnx_data_dir() / "node/test_transpose_default/model.onnx").string());
   CHECK(g.opset == 21);
