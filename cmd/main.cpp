@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   tunectl::cmd::register_tasks(app);
   tunectl::cmd::register_tune(app);
   tunectl::cmd::register_replay(app);
+  tunectl::cmd::register_ops(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -13,5 +13,6 @@ void register_run(CLI::App& app);
 void register_tasks(CLI::App& app);
 void register_tune(CLI::App& app);
 void register_replay(CLI::App& app);
+void register_ops(CLI::App& app);
 
 }  // namespace tunectl::cmd

@@ -25,11 +25,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Opsets 6 to 21: what each supported operator means there is known (see
-// onnx_opset_compat.h and the converters' opset cases).
-constexpr int kMinOpset = 6;
-constexpr int kMaxOpset = 21;
-
 bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
 std::string supported_ops_list() {

@@ -15,6 +15,11 @@
 
 namespace tunectl::graph {
 
+// The opsets of the default domain tunectl reads; models of older ones are
+// upgraded to kMinOpset with ONNX's version converter.
+inline constexpr int kMinOpset = 6;
+inline constexpr int kMaxOpset = 21;
+
 struct ImportOptions {
   // Pins the dimensions of graph inputs: name -> full shape (from
   // `--input-shape name=1x3x224x224`). Needed when an input has symbolic dims.

@@ -62,6 +62,12 @@ check "compile --emit passes lists the lowering steps in order" \
   "// after schedule_to_loops|// after flatten_buffers|// after simplify_loops|"
 check "compile --emit passes prints each function" test "$(grep -c '^func matmul(' <<<"$pass_dump")" -eq 3
 
+# The README's operator table is `tunectl ops --markdown` (scripts/update-ops-table.sh).
+check "the README's operator table is tunectl ops --markdown (run scripts/update-ops-table.sh)" \
+  test "$(sed -n '/<!-- ops-table begin -->/,/<!-- ops-table end -->/p' "$repo/README.md" | sed '1d;$d')" = \
+  "$("$tunectl" ops --markdown)"
+expect 0 "Softsign" -- "$tunectl" ops
+
 # -v and -q on any subcommand: debug details through spdlog, or nothing but results.
 expect 0 "debug: simplify_graph: after fold_constants" -- "$tunectl" tasks "$model" -v
 quiet=$("$tunectl" tune "$model" --layout nchw --trials 4 --log "$work/quiet.json" --kernels "$work/quiet.kernels" -q 2>&1)
