@@ -69,6 +69,18 @@ class ModelBuilder {
     t->set_elem_type(elem_type);
     for (int64_t d : dims) t->mutable_shape()->add_dim()->set_dim_value(d);
   }
+  // A float value of dimensions each a number ("3") or a symbol ("N"), as
+  // exporters write dynamic axes.
+  void io_symbolic(onnx::ValueInfoProto* v, const std::string& name, const std::vector<std::string>& dims) {
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(onnx::TensorProto::FLOAT);
+    for (const std::string& d : dims) {
+      auto* dim = t->mutable_shape()->add_dim();
+      if (!d.empty() && std::isdigit(static_cast<unsigned char>(d[0]))) dim->set_dim_value(std::stoll(d));
+      else dim->set_dim_param(d);
+    }
+  }
 
   // An initializer of uniform values in [-bound, bound).
   std::string weight(const std::string& name, const std::vector<int64_t>& dims, float bound) {

@@ -17,6 +17,8 @@
 //       layout of ONNX's backend test data), for tests that run without it.
 //   node ort-bench.mjs time MODEL RUNS
 //       prints {"median_ms": ..} of RUNS back-to-back runs after 3 warm-ups.
+// SHAPES="x=2x3x24x40 ..." gives the shapes of inputs with symbolic
+// dimensions, as tunectl's --input-shape does.
 import fs from 'node:fs';
 import path from 'node:path';
 import ort from 'onnxruntime-node';
@@ -48,19 +50,24 @@ function seededInputs(session) {
     state ^= state << 5; state >>>= 0;
     return state / 4294967296;
   };
+  const pinned = Object.fromEntries((process.env.SHAPES || '').split(/\s+/).filter(Boolean).map((spec) => {
+    const [name, dims] = spec.split('=');
+    return [name, dims.split('x').map(Number)];
+  }));
   const feeds = {};
   for (const info of session.inputMetadata) {
     if (!info.isTensor) fail(`input ${info.name} is not a tensor`);
-    for (const d of info.shape)
-      if (typeof d !== 'number') fail(`input ${info.name} has a symbolic dimension ${d}`);
-    const count = info.shape.reduce((a, b) => a * b, 1);
+    const shape = pinned[info.name] || info.shape;
+    for (const d of shape)
+      if (typeof d !== 'number') fail(`input ${info.name} has a symbolic dimension ${d}; give SHAPES="${info.name}=..."`);
+    const count = shape.reduce((a, b) => a * b, 1);
     let data;
     if (info.type === 'float32') data = Float32Array.from({ length: count }, () => 2 * next() - 1);
     else if (info.type === 'int64') data = BigInt64Array.from({ length: count }, () => BigInt(next() < 0.5 ? 0 : 1));
     else if (info.type === 'int32') data = Int32Array.from({ length: count }, () => (next() < 0.5 ? 0 : 1));
     else if (info.type === 'bool') data = Uint8Array.from({ length: count }, () => (next() < 0.5 ? 0 : 1));
     else fail(`input ${info.name} has type ${info.type}, which this script does not generate`);
-    feeds[info.name] = new ort.Tensor(info.type, data, info.shape);
+    feeds[info.name] = new ort.Tensor(info.type, data, shape);
   }
   return feeds;
 }

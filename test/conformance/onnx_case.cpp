@@ -54,9 +54,10 @@ std::map<std::string, runtime::NDArray> assign(const std::vector<std::string>& f
 }  // namespace
 
 CaseResult run_onnx_case(const std::string& model, const std::vector<std::string>& inputs,
-                         const std::vector<std::string>& outputs, const Tolerance& tolerance) {
+                         const std::vector<std::string>& outputs, const Tolerance& tolerance,
+                         const graph::ImportOptions& import_options) {
   try {
-    graph::Graph imported = graph::import_onnx(model);
+    graph::Graph imported = graph::import_onnx(model, import_options);
     auto given = assign(inputs, imported.inputs, "input");
     // Node tests feed shapes, axes, pads and Resize's scales as inputs:
     // `tunectl run` specializes the model on those, and so does this.

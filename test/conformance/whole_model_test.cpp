@@ -56,6 +56,21 @@ TEST_CASE("whole model: SqueezeNet with random weights", "[conformance][slow]") 
   check_model("random", "squeezenet_random", {1e-3, 1e-5});
 }
 
+TEST_CASE("whole model: a detector with dynamic dimensions runs pinned by --input-shape", "[conformance]") {
+  // models/dynamic/ocr_det_tiny.onnx (make_dynamic_ocr.cpp): symbolic N, H, W;
+  // HardSwish, HardSigmoid, ConvTranspose, Resize. Expected: ONNX Runtime's
+  // output for the same input (scripts/make-models.sh --testdata).
+  const std::string base = std::string(TUNECTL_SOURCE_DIR) + "/models/dynamic/ocr_det_tiny";
+  graph::ImportOptions pinned;
+  graph::parse_input_shape("x=2x3x24x40", pinned);
+  CaseResult r = run_onnx_case(base + ".onnx", {base + "_input_0.pb"}, {base + "_output_0.pb"}, {1e-4, 1e-6}, pinned);
+  INFO(r.message);
+  CHECK(r.outcome == Outcome::Pass);
+  // Unpinned, the symbolic dimension is named with the flag that fixes it.
+  r = run_onnx_case(base + ".onnx", {base + "_input_0.pb"}, {base + "_output_0.pb"}, {});
+  CHECK_THAT(r.message, Contains("input 'x' has symbolic dimension 0 'N'") && Contains("--input-shape x="));
+}
+
 TEST_CASE("whole model: a missing input or a wrong shape is a user error", "[conformance][error]") {
   const std::string model = onnx_data_dir() + "/node/test_relu/model.onnx";
   graph::Graph g = graph::simplify_graph(graph::import_onnx(model));
