@@ -1,6 +1,7 @@
 // Converters of the ONNX anchor operators: convolution (and its transpose),
 // Gemm/MatMul, pooling, normalisations, softmax and reductions. Pooling
-// takes any number of spatial axes; convolution is 2-D (4-D NCHW tensors).
+// takes any number of spatial axes; convolution 1 or 2 (1-D as 2-D of unit
+// height).
 #include <array>
 
 #include "graph/convert_util.h"
@@ -81,10 +82,44 @@ std::array<int64_t, 4> resolve_pads(const NodeContext& c, Pair in, Pair kernel, 
   return {p.begin[0], p.begin[1], p.end[0], p.end[1]};
 }
 
+std::vector<te::Tensor> convert_conv(const NodeContext& c);
+std::vector<te::Tensor> convert_conv_transpose(const NodeContext& c);
+
+// A 1-D Conv or ConvTranspose ([N, C, L]) as the 2-D one of unit height: the
+// node with its spatial attributes widened by a leading height entry, input
+// and weight reshaped to [.., 1, L], the output reshaped back.
+std::vector<te::Tensor> convert_as_2d(const NodeContext& c, std::vector<te::Tensor> (*convert)(const NodeContext&)) {
+  c.check(c.in(1)->shape().size() == 3, "a 1-D operator needs a weight of rank 3, it has ", c.in(1)->shape().size());
+  Node node = c.node;
+  for (const char* name : {"kernel_shape", "strides", "dilations", "output_padding", "output_shape"}) {
+    if (!c.has_attr(name)) continue;
+    std::vector<int64_t> v = c.attr_ints(name, {});
+    c.check(v.size() == 1, "attribute '", name, "' needs 1 value for a 1-D operator, it has ", v.size());
+    const bool size = std::string(name) == "kernel_shape" || std::string(name) == "output_shape" ||
+                      std::string(name) == "strides" || std::string(name) == "dilations";
+    node.attrs.values[name] = std::vector<int64_t>{size ? 1 : 0, v[0]};
+  }
+  if (c.has_attr("pads")) {
+    std::vector<int64_t> p = c.attr_ints("pads", {});
+    c.check(p.size() == 2, "attribute 'pads' needs 2 values for a 1-D operator, it has ", p.size());
+    node.attrs.values["pads"] = std::vector<int64_t>{0, p[0], 0, p[1]};
+  }
+  node.outputs = {c.out_name() + "_2d"};
+  auto with_height = [&](const te::Tensor& t, const std::string& suffix) {
+    const auto& s = t->shape();
+    return ops::reshape(t, {s[0], s[1], 1, s[2]}, c.out_name() + suffix);
+  };
+  std::vector<te::Tensor> ins{with_height(c.in(0), "_x2d"), with_height(c.in(1), "_w2d")};
+  if (c.has(2)) ins.push_back(c.in(2));
+  const te::Tensor y = convert(NodeContext(node, ins, c.graph)).at(0);
+  return {ops::reshape(y, {y->shape()[0], y->shape()[1], y->shape()[3]}, c.out_name())};
+}
+
 // Conv, and ConvNCHWc (weight [K/b, C/bi, R, S, bi, b], bias [K/b, b]).
 std::vector<te::Tensor> convert_conv(const NodeContext& c) {
   const te::Tensor& x = c.in(0);
   const te::Tensor& w = c.in(1);
+  if (x->shape().size() == 3 && !channel_blocked(c)) return convert_as_2d(c, convert_conv);
   check_2d(c, x);
   bool blocked = channel_blocked(c);
   ops::Conv2dAttrs a;
@@ -109,6 +144,7 @@ std::vector<te::Tensor> convert_conv(const NodeContext& c) {
 std::vector<te::Tensor> convert_conv_transpose(const NodeContext& c) {
   const te::Tensor& x = c.in(0);
   const te::Tensor& w = c.in(1);
+  if (x->shape().size() == 3) return convert_as_2d(c, convert_conv_transpose);
   check_2d(c, x);
   c.check(w->shape().size() == 4, "weight must have rank 4");
   int64_t groups = c.attr_int("group", 1);

@@ -47,8 +47,7 @@ const std::map<std::string, std::string> kExpectedFailures = {
     {"test_resize_upsample_scales_cubic_asymmetric", "cubic interpolation"},
     {"test_resize_upsample_sizes_cubic", "cubic interpolation"},
     {"test_resize_tf_crop_and_resize", "tf_crop_and_resize"},
-    {"test_convtranspose_1d", "only 2-D spatial operators"},
-    {"test_convtranspose_3d", "only 2-D spatial operators"},
+    {"test_convtranspose_3d", "3-D convolution"},
 };
 
 // Prefix of run_node_test's message when import_onnx itself refused the

@@ -84,6 +84,24 @@ TEST_CASE("Conv with auto_pad SAME_UPPER/SAME_LOWER, strides and groups", "[unit
   }
 }
 
+TEST_CASE("1-D Conv is the 2-D one of unit height", "[unit][graph][convert]") {
+  GraphBuilder b(13);
+  runtime::NDArray x = iota({2, 4, 9}, 0.1, -1.0), w = iota({6, 2, 3}, 0.05, -0.4), bias = iota({6}, 0.2, -0.5);
+  b.input("x", x);
+  b.constant("w", w);
+  b.constant("bias", bias);
+  auto out = b.node("Conv", {"x", "w", "bias"}, {"y"},
+                    {{"pads", std::vector<int64_t>{1, 2}}, {"strides", std::vector<int64_t>{2}}, {"group", int64_t{2}}});
+  REQUIRE(out[0]->shape() == Shape{2, 6, 5});  // (9 + 3 - 3) / 2 + 1
+  // The reference as a 2-D convolution of height 1.
+  std::vector<double> expected = conv_ref(runtime::with_shape(x, {2, 4, 1, 9}), runtime::with_shape(w, {6, 2, 1, 3}), 2,
+                                          {0, 1, 0, 2}, 2);
+  for (size_t i = 0; i < expected.size(); ++i) expected[i] += bias.get(static_cast<int64_t>(i / 5 % 6));
+  check_close(b.eval("y"), expected);
+  std::string msg = error_of([&] { b.node("Conv", {"x", "w"}, {"z"}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}}); });
+  CHECK(contains(msg, "'pads' needs 2 values for a 1-D operator"));
+}
+
 TEST_CASE("ConvTranspose equals the scatter definition", "[unit][graph][convert]") {
   GraphBuilder b(11);
   runtime::NDArray x = iota({1, 2, 3, 3}, 0.3, -1.2), w = iota({2, 2, 3, 3}, 0.1, -0.8);  // C=2, K/g=2, g=1
