@@ -146,6 +146,55 @@ te::Tensor arg_extreme(const te::Tensor& x, int64_t axis, bool keepdims, bool ma
       "reduce", index);
 }
 
+TopK top_k(const te::Tensor& x, int64_t k, int64_t axis, bool largest, const std::string& name,
+          const std::string& indices_name) {
+  const auto& s = x->shape();
+  const size_t ax = static_cast<size_t>(normalize_axis(axis, s.size(), name));
+  const int64_t n = s[ax];
+  user_check(k >= 0 && k <= n, name, ": k = ", k, " for an axis of ", n, " elements");
+  const ir::DType index = ir::DType::Int64;
+  // rank[e]: how many elements come before e (better, or equal at a lower index).
+  te::Tensor rank = te::compute(
+      name + "_rank", s,
+      [&](const std::vector<ir::Var>& i) {
+        ir::IterVar f = te::reduce_axis(n, "rf");
+        std::vector<Expr> at_f(i.begin(), i.end());
+        at_f[ax] = f.var;
+        Expr other = te::read(x, at_f), mine = te::read(x, {i.begin(), i.end()});
+        Expr before = ir::make_or(largest ? other > mine : other < mine,
+                                  ir::make_and(ir::make_eq(other, mine), Expr(f.var) < Expr(i[ax])));
+        return ir::make_reduce(ir::ReduceOp::Sum, ir::make_cast(index, before), {f});
+      },
+      "reduce", index);
+  std::vector<int64_t> shape = s;
+  shape[ax] = k;
+  te::Tensor indices = te::compute(
+      indices_name, shape,
+      [&](const std::vector<ir::Var>& i) {
+        ir::IterVar e = te::reduce_axis(n, "re");
+        std::vector<Expr> at_e(i.begin(), i.end());
+        at_e[ax] = e.var;
+        Expr placed = ir::make_eq(te::read(rank, at_e), Expr(i[ax]));
+        return ir::make_reduce(ir::ReduceOp::Min, ir::make_select(placed, Expr(e.var), Expr(n)), {e});
+      },
+      "reduce", index);
+  // The one element of rank r, picked alike (an output reading the other
+  // output could not be scheduled as an output of its own).
+  te::Tensor values = te::compute(
+      name, shape,
+      [&](const std::vector<ir::Var>& i) {
+        ir::IterVar e = te::reduce_axis(n, "re");
+        std::vector<Expr> at_e(i.begin(), i.end());
+        at_e[ax] = e.var;
+        Expr placed = ir::make_eq(te::read(rank, at_e), Expr(i[ax]));
+        return ir::make_reduce(ir::ReduceOp::Max,
+                               ir::make_select(placed, te::read(x, at_e), ir::reduce_identity(ir::ReduceOp::Max, x->dtype())),
+                               {e});
+      },
+      "reduce", x->dtype());
+  return {values, indices};
+}
+
 te::Tensor cumsum(const te::Tensor& x, int64_t axis, bool exclusive, bool reverse, const std::string& name) {
   const auto& s = x->shape();
   const int ax = normalize_axis(axis, s.size(), name);

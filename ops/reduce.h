@@ -50,4 +50,14 @@ te::Tensor hardmax(const te::Tensor& x, int64_t axis = -1, const std::string& na
 te::Tensor reduce_log_sum_exp(const te::Tensor& x, const std::vector<int64_t>& axes, bool keepdims = false,
                               const std::string& name = "reduce_log_sum_exp");
 
+// The k largest (or smallest) elements along axis, sorted, and their int64
+// indices; equal elements in index order (ONNX TopK). Each element's rank is
+// counted against the whole axis (n^2 comparisons a row), then rank r's
+// element and its index are picked for output r.
+struct TopK {
+  te::Tensor values, indices;
+};
+TopK top_k(const te::Tensor& x, int64_t k, int64_t axis = -1, bool largest = true, const std::string& name = "top_k",
+          const std::string& indices_name = "top_k_indices");
+
 }  // namespace tunectl::ops

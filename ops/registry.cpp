@@ -5,12 +5,14 @@
 
 #include "ir/error.h"
 #include "ops/conv2d.h"
+#include "ops/einsum.h"
 #include "ops/elemwise.h"
 #include "ops/matmul.h"
 #include "ops/normalization.h"
 #include "ops/pool.h"
 #include "ops/reduce.h"
 #include "ops/resize.h"
+#include "ops/scatter.h"
 #include "ops/transform.h"
 
 namespace tunectl::ops {
@@ -44,6 +46,12 @@ class Params {
     if (!v) return def;
     user_check(v->is_number(), op_, ": parameter '", key, "' must be a number");
     return v->get<double>();
+  }
+  std::string text(const std::string& key, const std::string& def) {
+    const json* v = find(key);
+    if (!v) return def;
+    user_check(v->is_string(), op_, ": parameter '", key, "' must be a string");
+    return v->get<std::string>();
   }
   bool boolean(const std::string& key, bool def) {
     const json* v = find(key);
@@ -490,6 +498,59 @@ std::vector<OpEntry> make_entries() {
                {{{"shape", {1, 3, 5, 7}}},
                 {{"shape", {2, 2, 8, 6}}, {"linear", false}, {"scale", 0.5}},
                 {{"shape", {1, 2, 4, 5}}, {"align_corners", true}, {"scale", 3.0}}}});
+  e.push_back({"top_k",
+               [](Params& p) {
+                 TopK r = top_k(input("x", p.shape("shape", {32, 512})), p.integer("k", 8), p.integer("axis", -1),
+                                p.boolean("largest", true));
+                 return std::vector<te::Tensor>{r.values, r.indices};
+               },
+               {{{"shape", {5, 9}}, {"k", 3}}, {{"shape", {3, 7, 4}}, {"k", 2}, {"axis", 1}, {"largest", false}}}});
+  e.push_back({"einsum",
+               [](Params& p) {
+                 std::vector<te::Tensor> operands;
+                 std::vector<Shape> shapes = p.shapes("shapes", {{12, 128, 64}, {12, 64, 128}});
+                 for (size_t k = 0; k < shapes.size(); ++k) operands.push_back(input("x" + std::to_string(k), shapes[k]));
+                 return one(einsum(p.text("equation", "bij,bjk->bik"), operands));
+               },
+               {{{"shapes", {{2, 5, 3}, {2, 3, 7}}}},
+                {{"equation", "ij,kj->ik"}, {"shapes", {{5, 6}, {7, 6}}}},
+                {{"equation", "...ii->...i"}, {"shapes", {{3, 4, 4}}}}}});
+  auto scatter_reduction = [](Params& p) {
+    const std::string r = p.text("reduction", "none");
+    if (r == "add") return ScatterReduction::Add;
+    if (r == "mul") return ScatterReduction::Mul;
+    if (r == "max") return ScatterReduction::Max;
+    if (r == "min") return ScatterReduction::Min;
+    user_check(r == "none", "scatter: parameter 'reduction' = '", r, "' is not none, add, mul, max or min");
+    return ScatterReduction::None;
+  };
+  e.push_back({"gather_nd",
+               [](Params& p) {
+                 return one(gather_nd(input("data", p.shape("data_shape", {8, 16, 32})),
+                                      te::placeholder("indices", p.shape("indices_shape", {64, 2}), ir::DType::Int64),
+                                      p.integer("batch_dims", 0)));
+               },
+               {{{"data_shape", {4, 5, 6}}, {"indices_shape", {7, 2}}},
+                {{"data_shape", {3, 4, 5}}, {"indices_shape", {3, 2, 1}}, {"batch_dims", 1}}}});
+  e.push_back({"scatter_elements",
+               [scatter_reduction](Params& p) {
+                 const Shape is = p.shape("indices_shape", {16, 64});
+                 return one(scatter_elements(input("data", p.shape("shape", {64, 64})),
+                                             te::placeholder("indices", is, ir::DType::Int64), input("updates", is),
+                                             p.integer("axis", 0), scatter_reduction(p)));
+               },
+               {{{"shape", {6, 5}}, {"indices_shape", {3, 4}}},
+                {{"shape", {4, 7}}, {"indices_shape", {4, 3}}, {"axis", 1}, {"reduction", "add"}}}});
+  e.push_back({"scatter_nd",
+               [scatter_reduction](Params& p) {
+                 const Shape s = p.shape("shape", {16, 8, 32}), is = p.shape("indices_shape", {8, 1});
+                 Shape us(is.begin(), is.end() - 1);
+                 us.insert(us.end(), s.begin() + is.back(), s.end());
+                 return one(scatter_nd(input("data", s), te::placeholder("indices", is, ir::DType::Int64),
+                                       input("updates", us), scatter_reduction(p)));
+               },
+               {{{"shape", {6, 4, 3}}, {"indices_shape", {3, 1}}},
+                {{"shape", {5, 4}}, {"indices_shape", {2, 3, 2}}, {"reduction", "max"}}}});
   return e;
 }
 

@@ -30,6 +30,11 @@
 //   concat        shapes([[1,64,28,28],[1,32,28,28]]) axis(1)
 //   reshape       shape([1,128,768]) new_shape([1,128,12,64]; -1 and 0 allowed)
 //   flatten       shape([1,512,7,7]) axis(1)
+//   top_k         shape([32,512]) k(8) axis(-1) largest(true)   (values and int64 indices)
+//   einsum        equation("bij,bjk->bik") shapes([[12,128,64],[12,64,128]])
+//   gather_nd     data_shape([8,16,32]) indices_shape([64,2]) batch_dims(0)
+//   scatter_elements  shape([64,64]) indices_shape([16,64]) axis(0) reduction("none": none, add, mul, max, min)
+//   scatter_nd    shape([16,8,32]) indices_shape([8,1]) reduction("none")
 #pragma once
 
 #include <string>

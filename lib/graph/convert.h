@@ -50,6 +50,8 @@ namespace tunectl::graph {
   X(Trilu, Injective) X(GatherElements, Injective) X(Tan, Elementwise) X(Asin, Elementwise)             \
   X(Acos, Elementwise) X(Atan, Elementwise) X(Sinh, Elementwise) X(Cosh, Elementwise)                    \
   X(Asinh, Elementwise) X(Acosh, Elementwise) X(Atanh, Elementwise) X(CastLike, Elementwise)            \
+  X(GatherND, Injective) X(ScatterND, Anchor) X(ScatterElements, Anchor) X(Scatter, Anchor)              \
+  X(TopK, Anchor) X(Einsum, Anchor) X(GroupNormalization, Anchor) X(LpNormalization, Anchor)            \
   X(Shape, Shape) X(Size, Shape)                                                                         \
   X(Constant, Shape) X(ConstantOfShape, Shape) X(Range, Shape)
 

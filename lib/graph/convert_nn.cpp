@@ -6,6 +6,8 @@
 
 #include "graph/convert_util.h"
 #include "ops/conv2d.h"
+#include "ops/einsum.h"
+#include "ops/op_util.h"
 #include "ops/elemwise.h"
 #include "ops/index.h"
 #include "ops/matmul.h"
@@ -419,6 +421,78 @@ std::vector<te::Tensor> convert_instance_norm(const NodeContext& c) {
   return {ops::add(ops::mul(normalized, scale, c.out_name() + "_scaled"), bias, c.out_name())};
 }
 
+// GroupNormalization: the channels of each sample in num_groups groups,
+// each group normalized over its channels and spatial axes (layer
+// normalization of [N, G, C/G * spatial]), then scaled and shifted per
+// channel (opset 21) or per group (opset 18, whose scale and bias have one
+// value per group).
+std::vector<te::Tensor> convert_group_norm(const NodeContext& c) {
+  const std::vector<int64_t> s = c.shape(0);
+  c.check(s.size() >= 2, "needs an input of rank 2 or more (N, C, ...), has rank ", s.size());
+  c.check(c.has_attr("num_groups"), "attribute 'num_groups' is missing");
+  const int64_t groups = c.attr_int("num_groups", 1), channels = s[1];
+  c.check(groups >= 1 && channels % groups == 0, "attribute 'num_groups' = ", groups, " does not divide ", channels,
+          " channels");
+  const int64_t per_value = c.opset() >= 21 ? channels : groups;
+  c.check(c.shape(1) == std::vector<int64_t>{per_value} && c.shape(2) == std::vector<int64_t>{per_value},
+          "scale and bias must have ", per_value, " values (opset ", c.opset(), ")");
+  const te::Tensor grouped = ops::reshape(c.in(0), {s[0], groups, ops::product(s) / (s[0] * groups)},
+                                          c.out_name() + "_grouped");
+  te::Tensor normalized = ops::reshape(
+      ops::layer_norm(grouped, nullptr, nullptr, 2, c.attr_float("epsilon", 1e-5), c.out_name() + "_normalized"), s,
+      c.out_name() + "_ungrouped");
+  std::vector<int64_t> per_channel(s.size() - 1, 1);
+  per_channel[0] = channels;
+  // Channel c of group c / (C / G) takes the group's value (opset 18).
+  auto channel_values = [&](const te::Tensor& v, const std::string& suffix) {
+    const te::Tensor wide = per_value == channels ? v
+                                                  : te::compute(
+                                                        c.out_name() + suffix + "_channels", {channels},
+                                                        [&](const std::vector<ir::Var>& i) {
+                                                          return te::read(v, {Expr(i[0]) / (channels / groups)});
+                                                        },
+                                                        "injective", v->dtype());
+    return ops::reshape(wide, per_channel, c.out_name() + suffix);
+  };
+  return {ops::add(ops::mul(normalized, channel_values(c.in(1), "_scale"), c.out_name() + "_scaled"),
+                   channel_values(c.in(2), "_bias"), c.out_name())};
+}
+
+// LpNormalization: x divided by its L1 or L2 norm along axis.
+std::vector<te::Tensor> convert_lp_norm(const NodeContext& c) {
+  const int64_t p = c.attr_int("p", 2), axis = c.attr_int("axis", -1);
+  const int64_t rank = static_cast<int64_t>(c.shape(0).size());
+  c.check(p == 1 || p == 2, "attribute 'p' = ", p, " is not supported (1 or 2)");
+  c.check(axis >= -rank && axis < rank, "attribute 'axis' = ", axis, " is out of range for rank ", rank);
+  te::Tensor norm = p == 1 ? ops::reduce_l1(c.in(0), {axis}, true, c.out_name() + "_norm")
+                           : ops::reduce_l2(c.in(0), {axis}, true, c.out_name() + "_norm");
+  return {ops::div(c.in(0), norm, c.out_name())};
+}
+
+// TopK: k from the input (opset 10 on) or the attribute (before).
+std::vector<te::Tensor> convert_top_k(const NodeContext& c) {
+  const int64_t rank = static_cast<int64_t>(c.shape(0).size()), axis = c.attr_int("axis", -1);
+  c.check(axis >= -rank && axis < rank, "attribute 'axis' = ", axis, " is out of range for rank ", rank);
+  int64_t k = 0;
+  if (c.opset() >= 10) {
+    const std::vector<int64_t> ks = c.const_ints(1, "k");
+    c.check(ks.size() == 1, "input 1 (k) must hold one value, it has ", ks.size());
+    k = ks[0];
+  } else {
+    c.check(c.has_attr("k"), "attribute 'k' is missing");
+    k = c.attr_int("k", 0);
+  }
+  ops::TopK r = ops::top_k(c.in(0), k, axis, c.attr_int("largest", 1) != 0, c.out_name(0), c.out_name(1));
+  return {r.values, r.indices};
+}
+
+std::vector<te::Tensor> convert_einsum(const NodeContext& c) {
+  c.check(c.has_attr("equation"), "attribute 'equation' is missing");
+  std::vector<te::Tensor> operands;
+  for (size_t i = 0; i < c.num_inputs(); ++i) operands.push_back(c.in(i));
+  return {ops::einsum(c.attr_string("equation", ""), operands, c.out_name())};
+}
+
 std::vector<te::Tensor> convert_lrn(const NodeContext& c) {
   c.check(c.has_attr("size"), "attribute 'size' is missing");
   return {ops::lrn(c.in(0), c.attr_int("size", 1), c.attr_float("alpha", 1e-4), c.attr_float("beta", 0.75),
@@ -456,6 +530,10 @@ void add_nn_converters(ConverterTable& t) {
   };
   t["LayerNormalization"] = convert_layer_norm;
   t["InstanceNormalization"] = convert_instance_norm;
+  t["GroupNormalization"] = convert_group_norm;
+  t["LpNormalization"] = convert_lp_norm;
+  t["TopK"] = convert_top_k;
+  t["Einsum"] = convert_einsum;
   t["ReduceSum"] = reduction(ops::reduce_sum, 13);
   t["ReduceMean"] = reduction(ops::reduce_mean, 18);
   t["ReduceMax"] = reduction(ops::reduce_max, 18);

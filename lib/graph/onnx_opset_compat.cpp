@@ -152,6 +152,11 @@ void make_opaque(onnx::NodeProto& node, onnx::GraphProto& graph) {
 
 }  // namespace
 
+const std::map<std::string, int>& ops_newer_than_library() {
+  static const std::map<std::string, int> ops = {{"Mish", 18}, {"GroupNormalization", 18}, {"Gelu", 20}};
+  return ops;
+}
+
 int onnx_library_max_opset() {
   return onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at(onnx::ONNX_DOMAIN).second;
 }
@@ -217,11 +222,12 @@ void downgrade_to_library_opset(onnx::ModelProto& model, int opset) {
       // Opset 19's saturate only concerns casts to float8 types, which
       // check_known_types refused above: a no-op for every other cast.
       remove_attribute(node, "saturate");
-    } else if (node.op_type() == "Gelu") {
-      // Gelu (opset 20) keeps its input's type and shape, as Identity does;
-      // the library has no Gelu schema.
+    } else if (ops_newer_than_library().count(node.op_type())) {
+      // No schema in the library; the output has the input's type and shape,
+      // as Identity's.
       node.set_op_type("Identity");
       node.clear_attribute();
+      node.mutable_input()->DeleteSubrange(1, node.input_size() - 1);
     }
   }
 }

@@ -6,15 +6,18 @@
 // newer than the library this rewrites a working copy into the equivalent
 // opset-17 form (opset 18's axes inputs of the Reduce* ops become
 // attributes, Split's num_outputs is dropped, opset 19's Cast saturate and
-// all-1 AveragePool dilations are dropped, opset 20's Gelu becomes a
-// same-shape Identity, the opset import is lowered), so that checking and
-// inference use the right semantics instead of silently applying opset-17
-// schemas to newer nodes; a reduction whose axes are computed at run time
-// becomes a node of unknown output shape in the copy. Newer attributes that
-// change the meaning in a way tunectl does not implement (Pad's wrap mode,
-// AveragePool dilations other than 1) are refused. The Graph itself is still
-// built from the original nodes. Internal to lib/graph.
+// all-1 AveragePool dilations are dropped, the operators the library has
+// no schema for (Mish, GroupNormalization, Gelu) become same-shape
+// Identities, the opset import is lowered), so that checking and inference
+// use the right semantics instead of silently applying opset-17 schemas to
+// newer nodes; a node whose output shape a newer input or attribute decides
+// (a reduction's axes computed at run time, Pad's axes, AveragePool's
+// dilations) becomes a node of unknown output shape in the copy. The Graph
+// itself is still built from the original nodes. Internal to lib/graph.
 #pragma once
+
+#include <map>
+#include <string>
 
 #include <onnx/onnx_pb.h>
 
@@ -22,6 +25,10 @@ namespace tunectl::graph {
 
 // The highest opset of the default domain the ONNX library knows.
 int onnx_library_max_opset();
+
+// The supported operators newer than the library, with the opset that
+// introduced each; every one keeps its first input's type and shape.
+const std::map<std::string, int>& ops_newer_than_library();
 
 // For an opset-6 graph: UserError naming the node when a BatchNormalization
 // or Dropout runs in training mode (is_test = 0, the default then).

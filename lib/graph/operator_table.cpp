@@ -1,7 +1,6 @@
 #include "graph/operator_table.h"
 
 #include <algorithm>
-#include <map>
 
 #include <onnx/defs/schema.h>
 
@@ -12,14 +11,10 @@ namespace tunectl::graph {
 
 namespace {
 
-// Operators newer than the installed ONNX library's schemas (opset 17), with
-// the opset that introduced them.
-const std::map<std::string, int> kNewerThanLibrary = {{"Mish", 18}, {"Gelu", 20}};
-
 OperatorInfo describe(const std::string& op, OpClass cls) {
   OperatorInfo info{op, cls, 0, kMaxOpset};
   const int library_max = onnx_library_max_opset();
-  if (auto it = kNewerThanLibrary.find(op); it != kNewerThanLibrary.end()) {
+  if (auto it = ops_newer_than_library().find(op); it != ops_newer_than_library().end()) {
     info.first_opset = it->second;
     return info;
   }

@@ -412,6 +412,25 @@ TEST_CASE("converter errors name the node, op type and the input or attribute", 
   msg = error_of([&] { b.node("AveragePool", {"x"}, {"m"}, {{"kernel_shape", std::vector<int64_t>{2, 2, 2}}}); });
   CHECK(contains(msg, "(AveragePool)"));
   CHECK(contains(msg, "'kernel_shape' has 3 values for an input of rank 4"));
+  // The newer operators' attributes.
+  msg = error_of([&] { b.node("Einsum", {"x", "x"}, {"e"}, {{"equation", std::string("abcd,abce->abz")}}); });
+  CHECK(contains(msg, "(Einsum)"));
+  CHECK(contains(msg, "output letter 'z' is in no operand"));
+  b.constant("k9", ints({9}));
+  msg = error_of([&] { b.node("TopK", {"x", "k9"}, {"tv", "ti"}); });
+  CHECK(contains(msg, "(TopK)"));
+  CHECK(contains(msg, "k = 9 for an axis of 4 elements"));
+  b.constant("gscale", iota({2}));
+  msg = error_of([&] { b.node("GroupNormalization", {"x", "gscale", "gscale"}, {"g"}, {{"num_groups", int64_t{3}}}); });
+  CHECK(contains(msg, "(GroupNormalization)"));
+  CHECK(contains(msg, "'num_groups' = 3 does not divide 2 channels"));
+  msg = error_of([&] { b.node("LpNormalization", {"x"}, {"l"}, {{"p", int64_t{3}}}); });
+  CHECK(contains(msg, "(LpNormalization)"));
+  CHECK(contains(msg, "'p' = 3 is not supported"));
+  b.constant("sidx", ints({0}));
+  msg = error_of([&] { b.node("ScatterND", {"x", "sidx", "x"}, {"s"}, {{"reduction", std::string("avg")}}); });
+  CHECK(contains(msg, "(ScatterND)"));
+  CHECK(contains(msg, "'reduction' = 'avg'"));
   // An ops/ error is prefixed with the node.
   b.input("v", iota({3}));
   msg = error_of([&] { b.node("Add", {"x", "v"}, {"a"}); });
