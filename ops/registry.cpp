@@ -7,6 +7,7 @@
 #include "ops/conv2d.h"
 #include "ops/einsum.h"
 #include "ops/elemwise.h"
+#include "ops/loss.h"
 #include "ops/matmul.h"
 #include "ops/normalization.h"
 #include "ops/pool.h"
@@ -551,6 +552,19 @@ std::vector<OpEntry> make_entries() {
                },
                {{{"shape", {6, 4, 3}}, {"indices_shape", {3, 1}}},
                 {{"shape", {5, 4}}, {"indices_shape", {2, 3, 2}}, {"reduction", "max"}}}});
+  e.push_back({"nll_loss",
+               [](Params& p) {
+                 const Shape s = p.shape("shape", {64, 1000});
+                 Shape ts = s;
+                 ts.erase(ts.begin() + 1);
+                 const std::string r = p.text("reduction", "mean");
+                 const LossReduction reduction =
+                     r == "none" ? LossReduction::None : r == "sum" ? LossReduction::Sum : LossReduction::Mean;
+                 te::Tensor weight = p.boolean("weight", true) ? input("weight", {s[1]}) : nullptr;
+                 return one(nll_loss(input("input", s), te::placeholder("target", ts, ir::DType::Int64), weight,
+                                     reduction, std::nullopt));
+               },
+               {{{"shape", {5, 7}}}, {{"shape", {3, 4, 5}}, {"reduction", "none"}, {"weight", false}}}});
   return e;
 }
 

@@ -35,6 +35,7 @@
 //   gather_nd     data_shape([8,16,32]) indices_shape([64,2]) batch_dims(0)
 //   scatter_elements  shape([64,64]) indices_shape([16,64]) axis(0) reduction("none": none, add, mul, max, min)
 //   scatter_nd    shape([16,8,32]) indices_shape([8,1]) reduction("none")
+//   nll_loss      shape([64,1000]) reduction("mean": none, sum, mean) weight(true)
 #pragma once
 
 #include <string>

@@ -52,7 +52,8 @@ namespace tunectl::graph {
   X(Asinh, Elementwise) X(Acosh, Elementwise) X(Atanh, Elementwise) X(CastLike, Elementwise)            \
   X(GatherND, Injective) X(ScatterND, Anchor) X(ScatterElements, Anchor) X(Scatter, Anchor)              \
   X(TopK, Anchor) X(Einsum, Anchor) X(GroupNormalization, Anchor) X(LpNormalization, Anchor)            \
-  X(QuantizeLinear, Elementwise) X(DequantizeLinear, Elementwise)                                        \
+  X(QuantizeLinear, Elementwise) X(DequantizeLinear, Elementwise) X(NegativeLogLikelihoodLoss, Anchor)   \
+  X(SoftmaxCrossEntropyLoss, Anchor)                                                                     \
   X(Shape, Shape) X(Size, Shape)                                                                         \
   X(Constant, Shape) X(ConstantOfShape, Shape) X(Range, Shape)
 

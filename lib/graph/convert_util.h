@@ -89,5 +89,6 @@ void add_elemwise_converters(ConverterTable& table);
 void add_shape_converters(ConverterTable& table);
 void add_resize_converters(ConverterTable& table);
 void add_scatter_converters(ConverterTable& table);
+void add_loss_converters(ConverterTable& table);
 
 }  // namespace tunectl::graph

@@ -431,6 +431,10 @@ TEST_CASE("converter errors name the node, op type and the input or attribute", 
   msg = error_of([&] { b.node("ScatterND", {"x", "sidx", "x"}, {"s"}, {{"reduction", std::string("avg")}}); });
   CHECK(contains(msg, "(ScatterND)"));
   CHECK(contains(msg, "'reduction' = 'avg'"));
+  b.constant("target", ints({0}));
+  msg = error_of([&] { b.node("NegativeLogLikelihoodLoss", {"x", "target"}, {"nll"}, {{"reduction", std::string("max")}}); });
+  CHECK(contains(msg, "(NegativeLogLikelihoodLoss)"));
+  CHECK(contains(msg, "'reduction' = 'max'"));
   // An ops/ error is prefixed with the node.
   b.input("v", iota({3}));
   msg = error_of([&] { b.node("Add", {"x", "v"}, {"a"}); });
