@@ -132,6 +132,14 @@ te::Tensor sin(const te::Tensor& x, const std::string& name) { return math(x, ir
 
 te::Tensor cos(const te::Tensor& x, const std::string& name) { return math(x, ir::MathFunc::cos, name); }
 
+te::Tensor shrink(const te::Tensor& x, double lambd, double bias, const std::string& name) {
+  return numeric_unary(x, name, [&](Expr v) {
+    const ir::DType t = v.dtype();
+    const Expr lo = ir::make_const(t, -lambd), hi = ir::make_const(t, lambd), b = ir::make_const(t, bias);
+    return ir::make_select(v < lo, v + b, ir::make_select(v > hi, v - b, ir::make_zero(t)));
+  });
+}
+
 te::Tensor sign(const te::Tensor& x, const std::string& name) {
   return numeric_unary(x, name, [](Expr v) {
     const ir::DType t = v.dtype();

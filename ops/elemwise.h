@@ -76,6 +76,9 @@ te::Tensor softsign(const te::Tensor& x, const std::string& name = "softsign");
 te::Tensor mish(const te::Tensor& x, const std::string& name = "mish");
 // x for x > alpha, 0 otherwise.
 te::Tensor thresholded_relu(const te::Tensor& x, double alpha = 1.0, const std::string& name = "thresholded_relu");
+// x + bias below -lambd, x - bias above lambd, 0 between (ONNX Shrink); any
+// numeric type.
+te::Tensor shrink(const te::Tensor& x, double lambd = 0.5, double bias = 0.0, const std::string& name = "shrink");
 // x for x >= 0, slope x otherwise; slope broadcasts to x.
 te::Tensor prelu(const te::Tensor& x, const te::Tensor& slope, const std::string& name = "prelu");
 

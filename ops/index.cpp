@@ -188,8 +188,31 @@ te::Tensor full(const std::vector<int64_t>& shape, ir::DType dtype, double value
       dtype);
 }
 
+te::Tensor one_hot(const te::Tensor& indices, int64_t depth, const te::Tensor& values, int64_t axis,
+                   const std::string& name) {
+  user_check(depth >= 1, name, ": depth ", depth, " must be positive");
+  user_check(values->shape() == std::vector<int64_t>{2}, name, ": values must hold [off, on]");
+  const auto& is = indices->shape();
+  const size_t ax = static_cast<size_t>(normalize_axis(axis, is.size() + 1, name));
+  std::vector<int64_t> shape = is;
+  shape.insert(shape.begin() + static_cast<int64_t>(ax), depth);
+  return te::compute(
+      name, shape,
+      [&](const std::vector<ir::Var>& i) {
+        std::vector<Expr> at(i.begin(), i.end());
+        at.erase(at.begin() + static_cast<int64_t>(ax));
+        Expr k = te::read(indices, at);
+        k = ir::is_float(k.dtype()) ? ir::make_cast(ir::kIndexType, ir::make_call(ir::MathFunc::floor, {k}))
+                                    : ir::make_cast(ir::kIndexType, k);
+        k = ir::make_select(k < 0, k + depth, k);
+        return ir::make_select(ir::make_eq(k, Expr(i[ax])), te::read(values, {Expr(int64_t{1})}),
+                               te::read(values, {Expr(int64_t{0})}));
+      },
+      "injective", values->dtype());
+}
+
 te::Tensor arange(double start, double delta, int64_t n, ir::DType dtype, const std::string& name) {
-  user_check(n > 0, name, ": the range is empty");
+  user_check(n >= 0, name, ": a range of ", n, " elements");
   return te::compute(
       name, {n},
       [&](const std::vector<ir::Var>& i) {

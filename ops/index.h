@@ -56,6 +56,11 @@ te::Tensor pad_border(const te::Tensor& x, const std::vector<int64_t>& begins, c
 // A tensor of shape filled with value.
 te::Tensor full(const std::vector<int64_t>& shape, ir::DType dtype, double value, const std::string& name = "full");
 
+// out[.., d, ..] = values[1] where indices (negative counting from depth) is
+// d, values[0] elsewhere; the depth axis is inserted at axis (ONNX OneHot).
+te::Tensor one_hot(const te::Tensor& indices, int64_t depth, const te::Tensor& values, int64_t axis = -1,
+                   const std::string& name = "one_hot");
+
 // [start, start + delta, ...], n elements.
 te::Tensor arange(double start, double delta, int64_t n, ir::DType dtype, const std::string& name = "range");
 

@@ -175,6 +175,31 @@ te::Tensor avg_pool(const te::Tensor& x, const PoolAttrs& a, const std::string& 
       "elemwise", x->dtype());
 }
 
+te::Tensor lp_pool(const te::Tensor& x, const PoolAttrs& attrs, int64_t p, const std::string& name) {
+  user_check(ir::is_float(x->dtype()), name, ": input must be float");
+  user_check(p >= 1, name, ": p = ", p, " must be positive");
+  const ir::DType t = x->dtype();
+  te::Tensor powered = te::compute(
+      name + "_pow", x->shape(),
+      [&](const std::vector<ir::Var>& i) {
+        Expr v = te::read(x, {i.begin(), i.end()});
+        if (p == 2) return v * v;
+        Expr a = ir::make_call(ir::MathFunc::abs, {v});
+        return p == 1 ? a : ir::make_call(ir::MathFunc::pow, {a, ir::make_const(t, static_cast<double>(p))});
+      },
+      "elemwise", t);
+  te::Tensor total = window_reduce(powered, attrs, ir::ReduceOp::Sum, 0.0, name + "_sum");
+  if (p == 1) return total;
+  return te::compute(
+      name, total->shape(),
+      [&](const std::vector<ir::Var>& i) {
+        Expr s = te::read(total, {i.begin(), i.end()});
+        return p == 2 ? ir::make_call(ir::MathFunc::sqrt, {s})
+                      : ir::make_call(ir::MathFunc::pow, {s, ir::make_const(t, 1.0 / static_cast<double>(p))});
+      },
+      "elemwise", t);
+}
+
 te::Tensor max_pool_indices(const te::Tensor& x, const PoolAttrs& a, bool column_major, const std::string& name) {
   const auto& s = x->shape();
   user_check(s.size() == a.kernel.size() + 2, name, ": indices need an [N, C, spatial...] input");

@@ -39,6 +39,10 @@ te::Tensor avg_pool(const te::Tensor& x, const PoolAttrs& attrs, const std::stri
 te::Tensor max_pool_indices(const te::Tensor& x, const PoolAttrs& attrs, bool column_major,
                             const std::string& name = "max_pool_indices");
 
+// (sum of |x|^p over each window)^(1/p), p a positive integer (ONNX LpPool;
+// padding adds 0).
+te::Tensor lp_pool(const te::Tensor& x, const PoolAttrs& attrs, int64_t p, const std::string& name = "lp_pool");
+
 // x [N, C, H, W] -> [N, C, 1, 1]; x [N, C/b, H, W, b] -> [N, C/b, 1, 1, b].
 te::Tensor global_avg_pool2d(const te::Tensor& x, const std::string& name = "global_avg_pool2d");
 te::Tensor global_max_pool2d(const te::Tensor& x, const std::string& name = "global_max_pool2d");

@@ -277,6 +277,10 @@ void add_elemwise_converters(ConverterTable& t) {
   t["Celu"] = [](const NodeContext& c) {
     return std::vector<te::Tensor>{ops::celu(c.in(0), c.attr_float("alpha", 1.0), c.out_name())};
   };
+  t["Shrink"] = [](const NodeContext& c) {
+    return std::vector<te::Tensor>{
+        ops::shrink(c.in(0), c.attr_float("lambd", 0.5), c.attr_float("bias", 0.0), c.out_name())};
+  };
   t["ThresholdedRelu"] = [](const NodeContext& c) {
     return std::vector<te::Tensor>{ops::thresholded_relu(c.in(0), c.attr_float("alpha", 1.0), c.out_name())};
   };

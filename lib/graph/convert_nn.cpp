@@ -287,6 +287,10 @@ std::vector<te::Tensor> convert_avg_pool(const NodeContext& c) {
   return {ops::avg_pool(x, a, c.out_name())};
 }
 
+std::vector<te::Tensor> convert_lp_pool(const NodeContext& c) {
+  return {ops::lp_pool(c.in(0), pool_attrs(c, c.in(0)), c.attr_int("p", 2), c.out_name())};
+}
+
 std::vector<int64_t> spatial_axes(const te::Tensor& x) {
   std::vector<int64_t> axes;
   for (size_t d = 2; d < x->shape().size(); ++d) axes.push_back(static_cast<int64_t>(d));
@@ -531,6 +535,7 @@ void add_nn_converters(ConverterTable& t) {
   t["LayerNormalization"] = convert_layer_norm;
   t["InstanceNormalization"] = convert_instance_norm;
   t["GroupNormalization"] = convert_group_norm;
+  t["LpPool"] = convert_lp_pool;
   t["LpNormalization"] = convert_lp_norm;
   t["TopK"] = convert_top_k;
   t["Einsum"] = convert_einsum;

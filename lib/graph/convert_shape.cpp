@@ -330,6 +330,51 @@ std::vector<te::Tensor> convert_shape(const NodeContext& c) {
   return {known_values(c, values)};
 }
 
+using ir::Expr;
+
+std::vector<te::Tensor> convert_one_hot(const NodeContext& c) {
+  const int64_t rank = static_cast<int64_t>(c.shape(0).size()), axis = c.attr_int("axis", -1);
+  c.check(axis >= -rank - 1 && axis <= rank, "attribute 'axis' = ", axis, " is out of range for rank ", rank + 1);
+  const double depth = c.const_scalar(1, "depth");
+  return {ops::one_hot(c.in(0), static_cast<int64_t>(depth), c.in(2), axis, c.out_name())};
+}
+
+// EyeLike: ones on diagonal k of a matrix shaped as the input; reads only
+// the input's shape, so it folds to a constant.
+std::vector<te::Tensor> convert_eye_like(const NodeContext& c) {
+  const std::vector<int64_t> s = c.shape(0);
+  c.check(s.size() == 2, "input must be 2-D, it has rank ", s.size());
+  const ir::DType t = c.has_attr("dtype") ? dtype_from_onnx(c.attr_int("dtype", 1), c) : c.in(0)->dtype();
+  const int64_t k = c.attr_int("k", 0);
+  return {te::compute(
+      c.out_name(), s,
+      [&](const std::vector<ir::Var>& i) {
+        return ir::make_select(ir::make_eq(Expr(i[1]) - i[0], Expr(k)), ir::make_const(t, 1), ir::make_zero(t));
+      },
+      "injective", t)};
+}
+
+// Hann, Hamming and Blackman windows of `size` points: a0 - a1 cos(2 pi n / N)
+// + a2 cos(4 pi n / N), N = size (periodic) or size - 1 (symmetric).
+Converter window(double a0, double a1, double a2) {
+  return [=](const NodeContext& c) {
+    const int64_t size = static_cast<int64_t>(c.const_scalar(0, "size"));
+    c.check(size >= 0, "size ", size, " is negative");
+    const ir::DType t = dtype_from_onnx(c.attr_int("output_datatype", 1), c);
+    const double n = c.attr_int("periodic", 1) != 0 ? static_cast<double>(size) : static_cast<double>(size - 1);
+    return std::vector<te::Tensor>{te::compute(
+        c.out_name(), {size},
+        [&](const std::vector<ir::Var>& i) {
+          const ir::DType f = ir::DType::Float64;
+          Expr x = ir::make_cast(f, i[0]) * ir::make_const(f, 2 * M_PI / n);
+          Expr w = ir::make_const(f, a0) - ir::make_const(f, a1) * ir::make_call(ir::MathFunc::cos, {x}) +
+                   ir::make_const(f, a2) * ir::make_call(ir::MathFunc::cos, {x * ir::make_const(f, 2.0)});
+          return ir::make_cast(t, w);
+        },
+        "injective", t)};
+  };
+}
+
 std::vector<te::Tensor> convert_size(const NodeContext& c) {
   runtime::NDArray count(ir::DType::Int64, {});
   count.set_int(0, ops::product(c.shape(0)));
@@ -418,6 +463,11 @@ void add_shape_converters(ConverterTable& t) {
   t["Tile"] = convert_tile;
   t["Shape"] = convert_shape;
   t["Size"] = convert_size;
+  t["OneHot"] = convert_one_hot;
+  t["EyeLike"] = convert_eye_like;
+  t["HannWindow"] = window(0.5, 0.5, 0.0);
+  t["HammingWindow"] = window(25.0 / 46.0, 21.0 / 46.0, 0.0);
+  t["BlackmanWindow"] = window(0.42, 0.5, 0.08);
   t["Constant"] = convert_constant;
   t["ConstantOfShape"] = convert_constant_of_shape;
   t["Range"] = convert_range;

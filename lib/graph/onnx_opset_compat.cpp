@@ -207,7 +207,7 @@ void downgrade_to_library_opset(onnx::ModelProto& model, int opset) {
       // Opset 19's wrap pads to the same shape as constant padding.
       for (auto& attr : *node.mutable_attribute())
         if (attr.name() == "mode" && attr.s() == "wrap") attr.set_s("constant");
-    } else if (node.op_type() == "AveragePool") {
+    } else if (node.op_type() == "AveragePool" || node.op_type() == "LpPool") {
       // Opset 19's dilations: all 1 is AveragePool-11's window; others leave
       // the output shape to tunectl's own shape inference.
       if (const onnx::AttributeProto* dilations = find_attribute(node, "dilations")) {

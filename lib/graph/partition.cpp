@@ -61,8 +61,9 @@ class Partitioner {
     const Node& n = g_.nodes[i];
     OpClass cls = op_class(n);
     if (cls == OpClass::Shape) {
-      // Shape and Size read no values, only a shape: they need folding, not binding.
-      for (size_t k = 0; k < n.inputs.size() && n.op_type != "Shape" && n.op_type != "Size"; ++k) {
+      // Shape, Size and EyeLike read no values, only a shape: they need folding, not binding.
+      for (size_t k = 0; k < n.inputs.size() && n.op_type != "Shape" && n.op_type != "Size" && n.op_type != "EyeLike";
+           ++k) {
         std::vector<std::string> from = g_.upstream_inputs(n.inputs[k]);
         if (!g_.is_constant(n.inputs[k]) && !from.empty())
           fail_shape_input(n.describe() + ": input " + std::to_string(k) + " ('" + n.inputs[k] + "', shape data)",

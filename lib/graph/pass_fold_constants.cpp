@@ -52,7 +52,7 @@ const te::Tensor& output_tensor(const Node& node, const std::vector<te::Tensor>&
 }
 
 bool foldable(const Node& node, const Graph& g) {
-  if (node.op_type == "Shape" || node.op_type == "Size") {
+  if (node.op_type == "Shape" || node.op_type == "Size" || node.op_type == "EyeLike") {
     auto it = g.values.find(node.inputs.at(0));
     return it != g.values.end() && it->second.shape_known;
   }
@@ -75,7 +75,7 @@ void fold(const Node& node, Graph& g) {
   te::ComputeDAG dag(wanted);
   std::vector<runtime::NDArray> args;
   for (const te::Tensor& ph : dag.placeholders()) {
-    // A Shape or Size node's placeholder is never read (only its shape is), so every
+    // A Shape, Size or EyeLike node's placeholder is never read (only its shape is), so every
     // placeholder the DAG reaches stands for a constant input.
     auto pos = std::find(inputs.begin(), inputs.end(), ph);
     internal_check(pos != inputs.end(), node.describe(), ": folded DAG reads a tensor that is not an input");

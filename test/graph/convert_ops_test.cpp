@@ -435,6 +435,17 @@ TEST_CASE("converter errors name the node, op type and the input or attribute", 
   msg = error_of([&] { b.node("NegativeLogLikelihoodLoss", {"x", "target"}, {"nll"}, {{"reduction", std::string("max")}}); });
   CHECK(contains(msg, "(NegativeLogLikelihoodLoss)"));
   CHECK(contains(msg, "'reduction' = 'max'"));
+  b.constant("depth0", ints({0}));
+  b.constant("onoff", iota({2}));
+  msg = error_of([&] { b.node("OneHot", {"target", "depth0", "onoff"}, {"oh"}); });
+  CHECK(contains(msg, "(OneHot)"));
+  CHECK(contains(msg, "depth 0 must be positive"));
+  msg = error_of([&] { b.node("EyeLike", {"x"}, {"eye"}); });
+  CHECK(contains(msg, "(EyeLike)"));
+  CHECK(contains(msg, "input must be 2-D"));
+  msg = error_of([&] { b.node("LpPool", {"x"}, {"lp"}, {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"p", int64_t{0}}}); });
+  CHECK(contains(msg, "(LpPool)"));
+  CHECK(contains(msg, "p = 0 must be positive"));
   // An ops/ error is prefixed with the node.
   b.input("v", iota({3}));
   msg = error_of([&] { b.node("Add", {"x", "v"}, {"a"}); });
