@@ -168,30 +168,27 @@ TopK top_k(const te::Tensor& x, int64_t k, int64_t axis, bool largest, const std
       "reduce", index);
   std::vector<int64_t> shape = s;
   shape[ax] = k;
-  te::Tensor indices = te::compute(
-      indices_name, shape,
-      [&](const std::vector<ir::Var>& i) {
-        ir::IterVar e = te::reduce_axis(n, "re");
-        std::vector<Expr> at_e(i.begin(), i.end());
-        at_e[ax] = e.var;
-        Expr placed = ir::make_eq(te::read(rank, at_e), Expr(i[ax]));
-        return ir::make_reduce(ir::ReduceOp::Min, ir::make_select(placed, Expr(e.var), Expr(n)), {e});
-      },
-      "reduce", index);
-  // The one element of rank r, picked alike (an output reading the other
-  // output could not be scheduled as an output of its own).
-  te::Tensor values = te::compute(
-      name, shape,
-      [&](const std::vector<ir::Var>& i) {
-        ir::IterVar e = te::reduce_axis(n, "re");
-        std::vector<Expr> at_e(i.begin(), i.end());
-        at_e[ax] = e.var;
-        Expr placed = ir::make_eq(te::read(rank, at_e), Expr(i[ax]));
-        return ir::make_reduce(ir::ReduceOp::Max,
-                               ir::make_select(placed, te::read(x, at_e), ir::reduce_identity(ir::ReduceOp::Max, x->dtype())),
-                               {e});
-      },
-      "reduce", x->dtype());
+  // Output r picks, over the axis, what `of` gives for the one element of
+  // rank r (combined with op, whose identity the others give). Both outputs
+  // pick alike: an output reading the other could not be scheduled as an
+  // output of its own.
+  auto pick = [&](const std::string& stage, ir::DType t, ir::ReduceOp op,
+                  const std::function<Expr(const std::vector<Expr>&, const ir::IterVar&)>& of) {
+    return te::compute(
+        stage, shape,
+        [&](const std::vector<ir::Var>& i) {
+          ir::IterVar e = te::reduce_axis(n, "re");
+          std::vector<Expr> at_e(i.begin(), i.end());
+          at_e[ax] = e.var;
+          Expr placed = ir::make_eq(te::read(rank, at_e), Expr(i[ax]));
+          return ir::make_reduce(op, ir::make_select(placed, of(at_e, e), ir::reduce_identity(op, t)), {e});
+        },
+        "reduce", t);
+  };
+  te::Tensor indices = pick(indices_name, index, ir::ReduceOp::Min,
+                            [](const std::vector<Expr>&, const ir::IterVar& e) { return Expr(e.var); });
+  te::Tensor values = pick(name, x->dtype(), ir::ReduceOp::Max,
+                           [&](const std::vector<Expr>& at, const ir::IterVar&) { return te::read(x, at); });
   return {values, indices};
 }
 

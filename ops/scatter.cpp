@@ -42,6 +42,18 @@ Expr apply(ScatterReduction r, Expr data, Expr combined) {
   }
 }
 
+// The output of a scatter with a reduction: data combined elementwise with
+// the updates folded per position.
+te::Tensor combine_with(const te::Tensor& data, const te::Tensor& combined, ScatterReduction r,
+                        const std::string& name) {
+  return te::compute(
+      name, data->shape(),
+      [&](const std::vector<ir::Var>& i) {
+        return apply(r, te::read(data, {i.begin(), i.end()}), te::read(combined, {i.begin(), i.end()}));
+      },
+      "elemwise", data->dtype());
+}
+
 }  // namespace
 
 te::Tensor gather_nd(const te::Tensor& data, const te::Tensor& indices, int64_t batch_dims, const std::string& name) {
@@ -131,12 +143,7 @@ te::Tensor scatter_elements(const te::Tensor& data, const te::Tensor& indices, c
                                {k});
       },
       "reduce", data->dtype());
-  return te::compute(
-      name, s,
-      [&](const std::vector<ir::Var>& i) {
-        return apply(reduction, te::read(data, {i.begin(), i.end()}), te::read(combined, {i.begin(), i.end()}));
-      },
-      "elemwise", data->dtype());
+  return combine_with(data, combined, reduction, name);
 }
 
 te::Tensor scatter_nd(const te::Tensor& data, const te::Tensor& indices, const te::Tensor& updates,
@@ -221,12 +228,7 @@ te::Tensor scatter_nd(const te::Tensor& data, const te::Tensor& indices, const t
         return ir::make_reduce(op, ir::make_select(aimed(i, b), update_at(at, i), ir::reduce_identity(op, data->dtype())), b);
       },
       "reduce", data->dtype());
-  return te::compute(
-      name, s,
-      [&](const std::vector<ir::Var>& i) {
-        return apply(reduction, te::read(data, {i.begin(), i.end()}), te::read(combined, {i.begin(), i.end()}));
-      },
-      "elemwise", data->dtype());
+  return combine_with(data, combined, reduction, name);
 }
 
 }  // namespace tunectl::ops
