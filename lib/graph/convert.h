@@ -55,6 +55,7 @@ namespace tunectl::graph {
   X(QuantizeLinear, Elementwise) X(DequantizeLinear, Elementwise) X(NegativeLogLikelihoodLoss, Anchor)   \
   X(SoftmaxCrossEntropyLoss, Anchor) X(Shrink, Elementwise) X(LpPool, Anchor) X(OneHot, Injective)       \
   X(EyeLike, Shape) X(HannWindow, Shape) X(HammingWindow, Shape) X(BlackmanWindow, Shape)               \
+  X(CenterCropPad, Injective)                                                                           \
   X(Shape, Shape) X(Size, Shape)                                                                         \
   X(Constant, Shape) X(ConstantOfShape, Shape) X(Range, Shape)
 

@@ -250,6 +250,33 @@ std::vector<te::Tensor> convert_pad(const NodeContext& c) {
   return {ops::pad_border(c.in(0), begins, ends, border, c.out_name())};
 }
 
+// CenterCropPad: each listed axis cropped or zero-padded to its target
+// extent around the center (the extra element of an odd difference at the
+// end), as a slice followed by a pad.
+std::vector<te::Tensor> convert_center_crop_pad(const NodeContext& c) {
+  const std::vector<int64_t> s = c.shape(0);
+  const size_t rank = s.size();
+  const std::vector<int64_t> target = c.const_ints(1, "the target shape");
+  std::vector<int64_t> axes = c.attr_ints("axes", {});
+  if (axes.empty())
+    for (size_t d = 0; d < rank; ++d) axes.push_back(static_cast<int64_t>(d));
+  c.check(target.size() == axes.size(), "the target shape has ", target.size(), " values for ", axes.size(), " axes");
+  std::vector<int64_t> begins(rank, 0), steps(rank, 1), extents = s, pad_before(rank, 0), pad_after(rank, 0);
+  for (size_t k = 0; k < axes.size(); ++k) {
+    const size_t ax = static_cast<size_t>(norm_axis(c, axes[k], rank));
+    c.check(target[k] >= 0, "target extent ", target[k], " is negative");
+    if (target[k] < s[ax]) {
+      begins[ax] = (s[ax] - target[k]) / 2;
+      extents[ax] = target[k];
+    } else {
+      pad_before[ax] = (target[k] - s[ax]) / 2;
+      pad_after[ax] = target[k] - s[ax] - pad_before[ax];
+    }
+  }
+  te::Tensor cropped = ops::strided_slice(c.in(0), begins, steps, extents, c.out_name() + "_crop");
+  return {ops::pad(cropped, pad_before, pad_after, 0.0, c.out_name())};
+}
+
 std::vector<te::Tensor> convert_expand(const NodeContext& c) {
   return {ops::broadcast_to(c.in(0), c.const_ints(1, "the target shape"), c.out_name())};
 }
@@ -464,6 +491,7 @@ void add_shape_converters(ConverterTable& t) {
   t["Shape"] = convert_shape;
   t["Size"] = convert_size;
   t["OneHot"] = convert_one_hot;
+  t["CenterCropPad"] = convert_center_crop_pad;
   t["EyeLike"] = convert_eye_like;
   t["HannWindow"] = window(0.5, 0.5, 0.0);
   t["HammingWindow"] = window(25.0 / 46.0, 21.0 / 46.0, 0.0);

@@ -153,7 +153,8 @@ void make_opaque(onnx::NodeProto& node, onnx::GraphProto& graph) {
 }  // namespace
 
 const std::map<std::string, int>& ops_newer_than_library() {
-  static const std::map<std::string, int> ops = {{"Mish", 18}, {"GroupNormalization", 18}, {"Gelu", 20}};
+  static const std::map<std::string, int> ops = {
+      {"Mish", 18}, {"GroupNormalization", 18}, {"CenterCropPad", 18}, {"Gelu", 20}};
   return ops;
 }
 
@@ -222,6 +223,8 @@ void downgrade_to_library_opset(onnx::ModelProto& model, int opset) {
       // Opset 19's saturate only concerns casts to float8 types, which
       // check_known_types refused above: a no-op for every other cast.
       remove_attribute(node, "saturate");
+    } else if (node.op_type() == "CenterCropPad") {
+      make_opaque(node, *graph);  // no schema in the library; the shape is left to tunectl
     } else if (ops_newer_than_library().count(node.op_type())) {
       // No schema in the library; the output has the input's type and shape,
       // as Identity's.

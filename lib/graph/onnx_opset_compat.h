@@ -11,8 +11,9 @@
 // Identities, the opset import is lowered), so that checking and inference
 // use the right semantics instead of silently applying opset-17 schemas to
 // newer nodes; a node whose output shape a newer input or attribute decides
-// (a reduction's axes computed at run time, Pad's axes, AveragePool's
-// dilations) becomes a node of unknown output shape in the copy. The Graph
+// (a reduction's axes computed at run time, Pad's axes, AveragePool's and
+// LpPool's dilations, CenterCropPad) becomes a node of unknown output shape
+// in the copy. The Graph
 // itself is still built from the original nodes. Internal to lib/graph.
 #pragma once
 
@@ -27,7 +28,8 @@ namespace tunectl::graph {
 int onnx_library_max_opset();
 
 // The supported operators newer than the library, with the opset that
-// introduced each; every one keeps its first input's type and shape.
+// introduced each; every one keeps its first input's type, and all but
+// CenterCropPad its shape.
 const std::map<std::string, int>& ops_newer_than_library();
 
 // For an opset-6 graph: UserError naming the node when a BatchNormalization

@@ -446,6 +446,10 @@ TEST_CASE("converter errors name the node, op type and the input or attribute", 
   msg = error_of([&] { b.node("LpPool", {"x"}, {"lp"}, {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"p", int64_t{0}}}); });
   CHECK(contains(msg, "(LpPool)"));
   CHECK(contains(msg, "p = 0 must be positive"));
+  b.constant("crop", ints({2, 2}));
+  msg = error_of([&] { b.node("CenterCropPad", {"x", "crop"}, {"cc"}); });
+  CHECK(contains(msg, "(CenterCropPad)"));
+  CHECK(contains(msg, "the target shape has 2 values for 4 axes"));
   // An ops/ error is prefixed with the node.
   b.input("v", iota({3}));
   msg = error_of([&] { b.node("Add", {"x", "v"}, {"a"}); });
