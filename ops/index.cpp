@@ -14,15 +14,6 @@ std::vector<int64_t> non_empty(std::vector<int64_t> shape) {
   return shape;
 }
 
-// An index read from data into an axis of n: negative ones count from the
-// end, and the result is clamped into [0, n) so that no index, valid or
-// not, reads outside the buffer.
-Expr axis_index(Expr k, int64_t n) {
-  if (k.dtype() != ir::kIndexType) k = ir::make_cast(ir::kIndexType, k);
-  k = ir::make_select(k < 0, k + n, k);
-  return ir::make_min(ir::make_max(k, 0), n - 1);
-}
-
 }  // namespace
 
 te::Tensor gather(const te::Tensor& data, const te::Tensor& indices, int64_t axis, bool scalar_index,

@@ -12,6 +12,12 @@ int normalize_axis(int64_t axis, size_t rank, const std::string& op) {
   return static_cast<int>(axis < 0 ? axis + r : axis);
 }
 
+ir::Expr axis_index(ir::Expr k, int64_t n) {
+  if (k.dtype() != ir::kIndexType) k = ir::make_cast(ir::kIndexType, k);
+  k = ir::make_select(k < 0, k + n, k);
+  return ir::make_min(ir::make_max(k, 0), n - 1);
+}
+
 std::vector<int64_t> broadcast_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
                                      const std::string& op) {
   size_t n = std::max(a.size(), b.size());

@@ -14,6 +14,11 @@ namespace tunectl::ops {
 // axis in [-rank, rank) as a non-negative axis; UserError naming op otherwise.
 int normalize_axis(int64_t axis, size_t rank, const std::string& op);
 
+// An index read from data into an axis of n: negative ones count from the
+// end, and the result is clamped into [0, n) so that no index, valid or
+// not, reads outside the buffer.
+ir::Expr axis_index(ir::Expr k, int64_t n);
+
 // The numpy broadcast of two shapes (trailing dimensions aligned; each pair
 // equal or one of them 1).
 std::vector<int64_t> broadcast_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b,

@@ -9,13 +9,6 @@ namespace {
 
 using ir::Expr;
 
-// Index k into an axis of extent n: negative counts from the end, then clamped.
-Expr axis_position(Expr k, int64_t n) {
-  if (k.dtype() != ir::kIndexType) k = ir::make_cast(ir::kIndexType, k);
-  k = ir::make_select(k < 0, k + n, k);
-  return ir::make_min(ir::make_max(k, 0), n - 1);
-}
-
 void check_indices(const te::Tensor& indices, const std::string& name) {
   user_check(ir::is_int(indices->dtype()), name, ": indices must be integers, '", indices->name, "' is ",
              ir::to_string(indices->dtype()));
@@ -79,7 +72,7 @@ te::Tensor gather_nd(const te::Tensor& data, const te::Tensor& indices, int64_t 
         tuple.push_back(0);
         for (int64_t t = 0; t < m; ++t) {
           tuple.back() = Expr(t);
-          at.push_back(axis_position(te::read(indices, tuple), s[batch_dims + t]));
+          at.push_back(axis_index(te::read(indices, tuple), s[batch_dims + t]));
         }
         for (size_t d = static_cast<size_t>(q - 1); d < i.size(); ++d) at.push_back(i[d]);
         return te::read(data, at);
@@ -108,7 +101,7 @@ te::Tensor scatter_elements(const te::Tensor& data, const te::Tensor& indices, c
       at[d] = ir::make_min(Expr(i[d]), is[d] - 1);
     }
     at[ax] = k;
-    return ir::make_and(inside, ir::make_eq(axis_position(te::read(indices, at), s[ax]), Expr(i[ax])));
+    return ir::make_and(inside, ir::make_eq(axis_index(te::read(indices, at), s[ax]), Expr(i[ax])));
   };
   if (reduction == ScatterReduction::None) {
     te::Tensor last = te::compute(
@@ -172,7 +165,7 @@ te::Tensor scatter_nd(const te::Tensor& data, const te::Tensor& indices, const t
     Expr hit = ir::make_bool(true);
     for (size_t t = 0; t < m; ++t) {
       tuple.back() = Expr(static_cast<int64_t>(t));
-      hit = ir::make_and(hit, ir::make_eq(axis_position(te::read(indices, tuple), s[t]), Expr(i[t])));
+      hit = ir::make_and(hit, ir::make_eq(axis_index(te::read(indices, tuple), s[t]), Expr(i[t])));
     }
     return hit;
   };

@@ -75,8 +75,9 @@ void fold(const Node& node, Graph& g) {
   te::ComputeDAG dag(wanted);
   std::vector<runtime::NDArray> args;
   for (const te::Tensor& ph : dag.placeholders()) {
-    // A Shape, Size or EyeLike node's placeholder is never read (only its shape is), so every
-    // placeholder the DAG reaches stands for a constant input.
+    // A Shape, Size or EyeLike node's placeholder is never read (only its
+    // shape is), so every placeholder the DAG reaches stands for a constant
+    // input.
     auto pos = std::find(inputs.begin(), inputs.end(), ph);
     internal_check(pos != inputs.end(), node.describe(), ": folded DAG reads a tensor that is not an input");
     const std::string& value = node.inputs[pos - inputs.begin()];
