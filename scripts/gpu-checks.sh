@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
 # The checks of the CUDA path that need a GPU, as one script for the lent
-# GPU machine (README, section "CUDA"): the `gpu` tests, the hand-written
-# SGEMM and ResNet-50 3x3 convolution against cuBLAS and cuDNN, measured
-# tunes of bench-suite convolutions and the shipped model, replay of the
-# measured log (twice, byte-identical), and light models run on the device
-# against their expected outputs.
+# GPU machine (README, section "CUDA"), most telling first: the `gpu`
+# tests; the light models run on the device against their expected outputs
+# (the whole model kept on the device); light ResNet-50 with a constructed
+# log end to end against PyTorch eager and torch.compile of the same graph
+# (scripts/torch_bench.py); a measured tune of the shipped model with its
+# kernels folder, replayed twice (byte-identical) and benched; the
+# hand-written SGEMM and ResNet-50 3x3 convolution against cuBLAS and cuDNN;
+# a measured tune of light ResNet-50 seeded by the constructed log, benched.
 #
 # Here (a machine with the -dev packages):
-#   scripts/gpu-bundle.sh && cp -r ../shared/onnx/light build-bundle/
-# There (the working tree, with build-bundle/tunectl-bundle.tar.xz and
-# build-bundle/light carried):
-#   scripts/gpu-checks.sh OUT_DIR [TUNE_SECONDS]
+#   scripts/gpu-bundle.sh && cp -r ../shared/onnx/light build-bundle/ &&
+#   tunectl tune ../shared/onnx/light/light_resnet50.onnx --target "cuda -arch=sm_90" \
+#     --log build-bundle/light_resnet50.cuda.json
+# There (the working tree, with build-bundle/tunectl-bundle.tar.xz,
+# build-bundle/light and build-bundle/light_resnet50.cuda.json carried):
+#   scripts/gpu-checks.sh OUT_DIR [TUNE_SECONDS [STEPS]]
+# STEPS, a regular expression, picks the steps whose names it matches
+# (default: all; e.g. 'profile|tune_resnet50').
 #
 # Every step runs under a timeout and the script goes on after a failure.
 # Each step's log and the tuning logs are packed into
@@ -18,8 +25,9 @@
 # end of each log and a summary of the steps are printed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-dest=$(realpath -m "${1:?usage: gpu-checks.sh OUT_DIR [TUNE_SECONDS]}")
-tune_seconds=${2:-100}
+dest=$(realpath -m "${1:?usage: gpu-checks.sh OUT_DIR [TUNE_SECONDS [STEPS]]}")
+tune_seconds=${2:-40}
+only=${3:-.}
 out=$dest/gpu-checks
 mkdir -p "$out"
 work=$(mktemp -d)
@@ -28,6 +36,7 @@ summary=()
 step() {  # step NAME SECONDS COMMAND...: runs it, logs to OUT_DIR/NAME.log
   local name=$1 seconds=$2
   shift 2
+  [[ $name =~ $only ]] || return 0
   local start=$SECONDS
   echo "=== $name: $*"
   timeout --kill-after=5 "$seconds" "$@" >"$out/$name.log" 2>&1
@@ -42,18 +51,7 @@ t="$work/tunectl-bundle/tunectl"
 light=build-bundle/light
 
 step version 30 "$t" --version
-step test_gpu 180 "$work/tunectl-bundle/test_gpu" -d yes
-step bench_core 180 "$t" bench --core --target cuda --size 4096 --repeats 20
-
-# Measured tunes: a bench-suite convolution, then the shipped model with
-# replay twice (byte-identical folders) and the whole model on the device.
-step tune_conv3x3 $((tune_seconds + 90)) "$t" tune models/bench/conv3x3_resnet.onnx --target cuda \
-  --trials 1000 --time-budget "$tune_seconds" --log "$out/conv3x3_resnet.cuda.json" --kernels "$work/conv3x3.kernels"
-step tune_small_cnn $((tune_seconds + 90)) "$t" tune models/small_cnn.onnx --target cuda \
-  --trials 1000 --time-budget "$tune_seconds" --log "$out/small_cnn.cuda.json" --kernels "$work/small_cnn.kernels"
-step replay_twice 120 bash -c "'$t' replay '$out/small_cnn.cuda.json' --kernels '$work/r1' &&
-  '$t' replay '$out/small_cnn.cuda.json' --kernels '$work/r2' && diff -r '$work/r1' '$work/r2' && echo identical"
-step bench_small_cnn 120 "$t" bench models/small_cnn.onnx --target cuda --log "$out/small_cnn.cuda.json"
+step test_gpu 120 "$work/tunectl-bundle/test_gpu" -d yes
 
 # Light models with default GPU schedules, outputs against the expected ones
 # (relative error of the whole output in float64).
@@ -61,13 +59,37 @@ for model in "$light"/*.onnx; do
   name=$(basename "$model" .onnx)
   input=$(python3 -c 'import onnx,sys; g = onnx.load(sys.argv[1]).graph
 print(next(i.name for i in g.input if i.name not in {t.name for t in g.initializer}))' "$model")
-  step "run_$name" 180 bash -c "'$t' run '$model' --target cuda --input '$input=$light/${name}_input_0.pb' \
+  step "run_$name" 120 bash -c "'$t' run '$model' --target cuda --input '$input=$light/${name}_input_0.pb' \
     --output-dir '$work/$name' && python3 scripts/compare_tensors.py '$light/${name}_output_0.pb' '$work/$name'/*.pb"
 done
 
-step python_stack 60 python3 -c "import torch, onnxruntime as ort
-print('torch', torch.__version__, torch.cuda.get_device_name(), 'cudnn', torch.backends.cudnn.version())
-print('onnxruntime', ort.__version__, ort.get_available_providers())"
+# Light ResNet-50 end to end: the constructed log's kernels against PyTorch.
+r50=$light/light_resnet50.onnx
+cp build-bundle/light_resnet50.cuda.json "$out/light_resnet50.cuda.json"
+step bench_resnet50_constructed 120 "$t" bench "$r50" --target cuda --log "$out/light_resnet50.cuda.json" --repeats 50
+step profile_resnet50_default 60 "$t" bench "$r50" --target cuda --repeats 5 --profile
+step profile_resnet50_constructed 60 "$t" bench "$r50" --target cuda --log build-bundle/light_resnet50.cuda.json \
+  --repeats 5 --tuned-only --profile
+step torch_resnet50 240 python3 scripts/torch_bench.py "$r50" "$light/light_resnet50_input_0.pb" \
+  "$light/light_resnet50_output_0.pb" 50
+
+# A measured tune of the shipped model with its kernels folder, replay
+# twice (byte-identical folders), the model benched with the log.
+step tune_small_cnn $((tune_seconds + 60)) "$t" tune models/small_cnn.onnx --target cuda \
+  --trials 1000 --time-budget "$tune_seconds" --log "$out/small_cnn.cuda.json" --kernels "$work/small_cnn.kernels"
+step replay_twice 90 bash -c "'$t' replay '$out/small_cnn.cuda.json' --kernels '$work/r1' &&
+  '$t' replay '$out/small_cnn.cuda.json' --kernels '$work/r2' && diff -r '$work/r1' '$work/r2' && echo identical"
+step bench_small_cnn 60 "$t" bench models/small_cnn.onnx --target cuda --log "$out/small_cnn.cuda.json"
+
+step bench_core 90 "$t" bench --core --target cuda --size 4096 --repeats 20
+
+# Light ResNet-50 measured, each task's search seeded by its constructed program.
+step tune_resnet50 $((3 * tune_seconds + 90)) "$t" tune "$r50" --target cuda --trials 2000 \
+  --time-budget $((3 * tune_seconds)) --log "$out/light_resnet50.cuda.json" --kernels "$work/r50.kernels"
+step bench_resnet50_tuned 90 "$t" bench "$r50" --target cuda --log "$out/light_resnet50.cuda.json" \
+  --repeats 50 --tuned-only
+step profile_resnet50_tuned 60 "$t" bench "$r50" --target cuda --log "$out/light_resnet50.cuda.json" \
+  --repeats 5 --tuned-only --profile
 
 tar -C "$dest" -czf "$dest/gpu-checks.tar.gz" gpu-checks && rm -rf "$out" "$work"
 echo

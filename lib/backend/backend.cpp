@@ -5,6 +5,7 @@
 #include "backend/cuda_backend.h"
 #include "backend/llvm_backend.h"
 #include "ir/error.h"
+#include "runtime/emulated_device_memory.h"
 
 namespace tunectl::backend {
 
@@ -72,6 +73,19 @@ class EmulatedKernel : public runtime::Kernel {
     }
     backend_->emulate(func_, pointers);
     for (size_t i = 0; i < layouts_.size(); ++i) std::memcpy(args[i], arrays[i].raw(), arrays[i].num_bytes());
+  }
+  // A device target's kernels keep their arguments in (emulated) device
+  // memory, as they would on the device.
+  const runtime::DeviceMemory* device_memory() const override {
+    return backend_->builds_device_code() ? &runtime::emulated_device_memory() : nullptr;
+  }
+  void launch(void* const* device_args) const override {
+    for (size_t i = 0; i < layouts_.size(); ++i) {
+      const auto bytes = static_cast<size_t>(layouts_[i]->num_bytes());
+      internal_check(!device_memory() || runtime::emulated_device_memory().contains(device_args[i], bytes),
+                     "kernel ", func_.name, ": argument ", i, " (", layouts_[i]->name, ") is not in device memory");
+    }
+    run(device_args);
   }
   std::vector<void*> pack_inputs(std::vector<void*> args, std::vector<runtime::NDArray>&) const override {
     return args;

@@ -57,6 +57,20 @@ struct FreeDeleter {
   void operator()(uint8_t* p) const { std::free(p); }
 };
 
+// An allocation in a kernel's device memory, released with it.
+class DeviceBuffer {
+ public:
+  DeviceBuffer(const runtime::DeviceMemory& memory, size_t bytes) : memory_(&memory), p_(memory.allocate(bytes)) {}
+  ~DeviceBuffer() { memory_->release(p_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* get() const { return p_; }
+
+ private:
+  const runtime::DeviceMemory* memory_;
+  void* p_;
+};
+
 }  // namespace
 
 struct Executor::Impl {
@@ -69,8 +83,16 @@ struct Executor::Impl {
   MemoryPlan plan;
   std::unique_ptr<uint8_t, FreeDeleter> arena;
   std::vector<SubgraphTime> times;
+  // Where the kernels keep their arguments between calls (a GPU's memory),
+  // or nullptr for the host. On a device the model's constants are uploaded
+  // once, the arena and a buffer per graph input live there, and a run
+  // copies only its inputs in and its outputs out.
+  const runtime::DeviceMemory* device = nullptr;
+  std::unique_ptr<DeviceBuffer> device_arena;
+  std::map<std::string, std::unique_ptr<DeviceBuffer>> device_values;  // constants and graph inputs
 
   void compile();
+  void choose_memory();
   void plan_values();
   void pack_constants();
   void bind_arguments();
@@ -113,6 +135,22 @@ void Executor::Impl::compile() {
   }
 }
 
+void Executor::Impl::choose_memory() {
+  for (const Launch& l : launches) {
+    internal_check(l.kernel->device_memory() == launches.front().kernel->device_memory(),
+                   "the kernels of one model run in different memories");
+  }
+  if (!launches.empty()) device = launches.front().kernel->device_memory();
+  if (!device) return;
+  for (const auto& [name, value] : graph.constants) {
+    auto buffer = std::make_unique<DeviceBuffer>(*device, value.num_bytes());
+    device->upload(buffer->get(), value.raw(), value.num_bytes());
+    device_values.emplace(name, std::move(buffer));
+  }
+  for (const auto& name : graph.inputs)
+    device_values.emplace(name, std::make_unique<DeviceBuffer>(*device, value_bytes(graph.info(name))));
+}
+
 void Executor::Impl::plan_values() {
   for (const auto& name : graph.inputs) slots[name] = {Home::Input, 0};
   for (const auto& [name, value] : graph.constants) {
@@ -149,6 +187,10 @@ void Executor::Impl::plan_values() {
   plan = plan_memory(lifetimes);
   for (size_t i = 0; i < names.size(); ++i) slots[names[i]].offset = plan.offsets[i];
   const size_t bytes = std::max<size_t>(plan.arena_bytes, kBufferAlignment);
+  if (device) {
+    device_arena = std::make_unique<DeviceBuffer>(*device, bytes);
+    return;
+  }
   arena.reset(static_cast<uint8_t*>(std::aligned_alloc(kBufferAlignment, bytes)));
   internal_check(arena != nullptr, "cannot allocate the ", bytes, "-byte activation arena");
 }
@@ -159,6 +201,7 @@ void Executor::Impl::pack_constants() {
     l.packed_address.assign(l.args.size(), nullptr);
     const std::vector<int> packed_args = l.kernel->packed_args();
     if (packed_args.empty()) continue;
+    internal_check(!device, "subgraph ", subgraphs[s].name, " takes prepacked constants on a device");
     std::vector<void*> raw(l.args.size(), nullptr);
     for (int a : packed_args) {
       internal_check(slots.at(l.args[a]).home == Home::Constant, "subgraph ", subgraphs[s].name, " takes ",
@@ -176,7 +219,7 @@ void Executor::Impl::bind_arguments() {
     for (size_t a = 0; a < l.args.size(); ++a) {
       if (l.packed_address[a]) {
         l.bound[a] = l.packed_address[a];
-      } else if (slots.at(l.args[a]).home == Home::Input) {
+      } else if (slots.at(l.args[a]).home == Home::Input && !device) {
         l.graph_inputs.emplace_back(a, l.args[a]);
       } else {
         l.bound[a] = address(l.args[a], {});
@@ -209,6 +252,8 @@ void Executor::Impl::check_inputs(const std::map<std::string, runtime::NDArray>&
 
 void* Executor::Impl::address(const std::string& value, const std::map<std::string, runtime::NDArray>& inputs) {
   const ValueSlot& slot = slots.at(value);
+  if (device) return slot.home == Home::Arena ? static_cast<uint8_t*>(device_arena->get()) + slot.offset
+                                              : device_values.at(value)->get();
   switch (slot.home) {
     case Home::Input:
       // Kernels never write their inputs, so the caller's array is read in place.
@@ -227,6 +272,7 @@ Executor::Executor(Graph graph, std::vector<Subgraph> subgraphs, ExecutorOptions
   impl_->subgraphs = std::move(subgraphs);
   impl_->options = std::move(options);
   impl_->compile();
+  impl_->choose_memory();
   impl_->plan_values();
   impl_->pack_constants();
   impl_->bind_arguments();
@@ -239,23 +285,34 @@ Executor::Executor(Executor&&) noexcept = default;
 std::map<std::string, runtime::NDArray> Executor::run(const std::map<std::string, runtime::NDArray>& inputs) {
   Impl& m = *impl_;
   m.check_inputs(inputs);
+  if (m.device) {
+    for (const auto& [name, value] : inputs) m.device->upload(m.device_values.at(name)->get(), value.raw(), value.num_bytes());
+  }
   for (size_t s = 0; s < m.launches.size(); ++s) {
     Launch& l = m.launches[s];
     // Kernels never write their inputs, so the caller's arrays are read in place.
     for (const auto& [a, name] : l.graph_inputs) l.bound[a] = const_cast<void*>(inputs.at(name).raw());
+    // On a device, kernels are queued back to back; a profiled run waits
+    // for each (so its times include the launch).
+    auto call = [&] { m.device ? l.kernel->launch(l.bound.data()) : l.kernel->run(l.bound.data()); };
     if (m.options.profile) {
       const auto start = std::chrono::steady_clock::now();
-      l.kernel->run(l.bound.data());
+      call();
+      if (m.device) m.device->synchronize();
       m.times[s].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     } else {
-      l.kernel->run(l.bound.data());
+      call();
     }
   }
   std::map<std::string, runtime::NDArray> outputs;
   for (const auto& name : m.graph.outputs) {
     const ValueInfo& info = m.graph.info(name);
     runtime::NDArray out(info.dtype, info.shape);
-    std::memcpy(out.raw(), m.address(name, inputs), out.num_bytes());
+    if (m.device) {
+      m.device->download(out.raw(), m.address(name, inputs), out.num_bytes());
+    } else {
+      std::memcpy(out.raw(), m.address(name, inputs), out.num_bytes());
+    }
     outputs.emplace(name, std::move(out));
   }
   return outputs;

@@ -3,7 +3,10 @@
 // schedule is supplied, e.g. from a tuning log), a memory plan that reuses
 // intermediate buffers whose lifetimes do not overlap, and named inputs and
 // outputs. Constants a kernel takes prepacked are packed once, when the
-// executor is built. Optionally times every subgraph.
+// executor is built. Kernels that run on a device (a GPU) keep the whole
+// model there: constants uploaded once, intermediates in a device arena,
+// kernels queued back to back on one stream, only inputs and outputs
+// copied per run. Optionally times every subgraph.
 #pragma once
 
 #include <functional>

@@ -20,6 +20,7 @@
 #include "ir/error.h"
 #include "measure/worker.h"
 #include "runtime/timer.h"
+#include "target/target.h"
 #include "te/evaluate.h"
 
 namespace tunectl::measure {
@@ -354,7 +355,9 @@ Measurer::Measurer(MeasureOptions options) : options_(std::move(options)) {
   user_check(options_.repeats >= 1, "measure: repeats must be at least 1, got ", options_.repeats);
   user_check(options_.build_timeout_s > 0 && options_.run_timeout_s > 0, "measure: timeouts must be positive");
   if (!options_.backend) options_.backend = backend::host_backend();
-  if (options_.parallel_builds <= 0) options_.parallel_builds = options_.backend->target().cores;
+  // Builds run on this machine's cores whatever the target (a GPU target's
+  // NVRTC compiles too).
+  if (options_.parallel_builds <= 0) options_.parallel_builds = target::host_cores();
   // Makes the flush buffer here, once, for every worker to share (where
   // there is no flush of single buffers: runtime::flush_buffers).
   if (options_.flush_cache) runtime::flush_cpu_cache();

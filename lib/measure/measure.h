@@ -103,7 +103,7 @@ struct MeasureOptions {
   bool check_reference = true;       // compare the output with te::evaluate first
   check::Tolerance tolerance;        // for that comparison
   uint64_t reference_seed = 1;       // seed of the check inputs (also the timing inputs)
-  int parallel_builds = 0;           // workers building at once; 0: the target's cores
+  int parallel_builds = 0;           // workers building at once; 0: this machine's cores
   // Fault-injection hooks for tests only. before_build: the worker calls it
   // with the candidate's index in the batch before building it (a test can
   // crash a build). run_override: the run child calls it

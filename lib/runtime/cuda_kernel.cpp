@@ -36,7 +36,49 @@ void CudaKernel::free_all(const std::vector<CUdeviceptr>& buffers) const {
     if (p) driver_.MemFree(p);
 }
 
-void CudaKernel::launch(const std::vector<CUdeviceptr>& device_args) const {
+namespace {
+
+class CudaDeviceMemory final : public DeviceMemory {
+ public:
+  void* allocate(size_t bytes) const override {
+    CUdeviceptr p = 0;
+    d().check(d().MemAlloc(&p, std::max<size_t>(bytes, 1)), "cuMemAlloc");
+    return reinterpret_cast<void*>(p);
+  }
+  void release(void* device) const noexcept override {
+    if (device) d().MemFree(ptr(device));
+  }
+  void upload(void* device, const void* host, size_t bytes) const override {
+    if (bytes == 0) return;
+    d().check(d().MemcpyHtoD(ptr(device), host, bytes), "cuMemcpyHtoD");
+  }
+  void download(void* host, const void* device, size_t bytes) const override {
+    // Waits for the default stream first: a kernel's fault is its own error.
+    synchronize();
+    if (bytes == 0) return;
+    d().check(d().MemcpyDtoH(host, ptr(device), bytes), "cuMemcpyDtoH");
+  }
+  void synchronize() const override { d().check(d().CtxSynchronize(), "a CUDA kernel failed"); }
+
+ private:
+  static const CudaDriver& d() { return CudaDriver::get(); }
+  static CUdeviceptr ptr(const void* device) { return reinterpret_cast<CUdeviceptr>(device); }
+};
+
+}  // namespace
+
+const DeviceMemory& cuda_device_memory() {
+  static const CudaDeviceMemory memory;
+  return memory;
+}
+
+void CudaKernel::launch(void* const* device_args) const {
+  std::vector<CUdeviceptr> device(arg_bytes_.size());
+  for (size_t i = 0; i < device.size(); ++i) device[i] = reinterpret_cast<CUdeviceptr>(device_args[i]);
+  launch_on(device);
+}
+
+void CudaKernel::launch_on(const std::vector<CUdeviceptr>& device_args) const {
   std::vector<void*> params;
   for (const CUdeviceptr& p : device_args) params.push_back(const_cast<CUdeviceptr*>(&p));
   const auto u = [](int64_t v) { return static_cast<unsigned>(v); };
@@ -49,7 +91,7 @@ void CudaKernel::launch(const std::vector<CUdeviceptr>& device_args) const {
 void CudaKernel::run(void* const* args) const {
   const std::vector<CUdeviceptr> device = to_device(args);
   try {
-    launch(device);
+    launch_on(device);
     // An illegal address or a trap surfaces here, as the kernel's failure.
     driver_.check(driver_.CtxSynchronize(), ("kernel " + symbol_ + " failed").c_str());
     for (size_t i = 0; i < arg_bytes_.size(); ++i)
@@ -105,7 +147,7 @@ Timing time_on_device(const std::function<void()>& launch, const TimingOptions& 
 Timing CudaKernel::time(void* const* args, const TimingOptions& options) const {
   const std::vector<CUdeviceptr> device = to_device(args);
   try {
-    Timing t = time_on_device([&] { launch(device); }, options);
+    Timing t = time_on_device([&] { launch_on(device); }, options);
     free_all(device);
     return t;
   } catch (...) {

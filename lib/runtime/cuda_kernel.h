@@ -3,7 +3,9 @@
 // caller's host arrays. run() copies every argument to the device, launches
 // and copies every argument back (for checks and the executor; not timed);
 // time() times launches alone, on arguments already on the device, with
-// CUDA events, the L2 cache flushed before each repeat.
+// CUDA events, the L2 cache flushed before each repeat. launch() queues it
+// on arguments in cuda_device_memory(), as the executor does for a model
+// whose tensors stay on the device.
 #pragma once
 
 #include <array>
@@ -29,6 +31,10 @@ struct CudaLaunch {
 // options.flush_cache. The median of options.repeats is the cost.
 Timing time_on_device(const std::function<void()>& launch, const TimingOptions& options);
 
+// The current device's memory (cuMemAlloc, synchronous copies on the
+// default stream, where the kernels are launched).
+const DeviceMemory& cuda_device_memory();
+
 class CudaKernel final : public Kernel {
  public:
   // cubin holds `symbol`; arg_bytes has the size of each argument buffer in
@@ -48,8 +54,11 @@ class CudaKernel final : public Kernel {
   // Copies args to the device once, then times launches (time_on_device).
   Timing time(void* const* args, const TimingOptions& options) const override;
 
+  const DeviceMemory* device_memory() const override { return &cuda_device_memory(); }
+  void launch(void* const* device_args) const override;
+
  private:
-  void launch(const std::vector<CUdeviceptr>& device_args) const;
+  void launch_on(const std::vector<CUdeviceptr>& device_args) const;
   std::vector<CUdeviceptr> to_device(void* const* args) const;
   void free_all(const std::vector<CUdeviceptr>& buffers) const;
 

@@ -18,6 +18,22 @@ namespace tunectl::runtime {
 // The calling convention of every generated kernel and packing function.
 using KernelFn = void (*)(void* const* args);
 
+// The memory of a device whose kernels run on arguments that stay there
+// between calls (a GPU's): the executor keeps a whole model's weights and
+// intermediate tensors in it and copies only inputs in and outputs out.
+// Addresses there are opaque pointer-sized handles, valid only as kernel
+// arguments and in these calls. Errors are UserErrors.
+class DeviceMemory {
+ public:
+  virtual ~DeviceMemory() = default;
+  virtual void* allocate(size_t bytes) const = 0;
+  virtual void release(void* device) const noexcept = 0;
+  virtual void upload(void* device, const void* host, size_t bytes) const = 0;
+  // Waits for the kernels launched before it; a kernel that failed fails it.
+  virtual void download(void* host, const void* device, size_t bytes) const = 0;
+  virtual void synchronize() const = 0;
+};
+
 class Kernel {
  public:
   virtual ~Kernel() = default;
@@ -32,6 +48,13 @@ class Kernel {
   virtual std::vector<void*> pack_inputs(std::vector<void*> args, std::vector<NDArray>& packed) const = 0;
   // The arguments pack_inputs replaces (LoweredFunc::packings' `arg`).
   virtual std::vector<int> packed_args() const = 0;
+
+  // The device memory launch() takes its arguments in, or nullptr for a
+  // kernel that runs in this process's memory (run() is then in place).
+  virtual const DeviceMemory* device_memory() const { return nullptr; }
+  // Queues the kernel on arguments in device_memory() (packed inputs
+  // packed), without copies; it may still run when this returns.
+  virtual void launch(void* const* device_args) const { run(device_args); }
 
   // Times run(args) (args packed) with time_function; a kernel that runs
   // elsewhere (a GPU) times its launches there instead.

@@ -89,9 +89,13 @@ bool Target::has_feature(const std::string& feature) const {
   return std::binary_search(features.begin(), features.end(), feature);
 }
 
-void fill_host_facts(Target& target) {
+int host_cores() {
   cpu_set_t set;
-  target.cores = sched_getaffinity(0, sizeof(set), &set) == 0 ? std::max(1, CPU_COUNT(&set)) : 1;
+  return sched_getaffinity(0, sizeof(set), &set) == 0 ? std::max(1, CPU_COUNT(&set)) : 1;
+}
+
+void fill_host_facts(Target& target) {
+  target.cores = host_cores();
   target.l1d_bytes = cache_size(_SC_LEVEL1_DCACHE_SIZE, target.l1d_bytes);
   target.l2_bytes = cache_size(_SC_LEVEL2_CACHE_SIZE, target.l2_bytes);
   target.l3_bytes = cache_size(_SC_LEVEL3_CACHE_SIZE, target.l3_bytes);

@@ -81,4 +81,7 @@ struct Target {
 // Host facts that do not depend on the instruction set (cores, caches).
 void fill_host_facts(Target& target);
 
+// The cores available to this process (its CPU affinity), at least 1.
+int host_cores();
+
 }  // namespace tunectl::target

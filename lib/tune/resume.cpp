@@ -33,7 +33,9 @@ ResumeState resume_from_log(const std::vector<log::Record>& records, const std::
   std::vector<std::vector<double>> costs(tasks.size());
   for (const log::Record& r : records) {
     auto it = index_of.find(r.task.workload_key);
-    if (it == index_of.end()) continue;
+    // An estimated record (construction without a device) timed nothing: its
+    // program is measured like any other, and its cost trains no model.
+    if (it == index_of.end() || r.result.estimated) continue;
     if (!out.measured_keys.insert(log::program_key(r.task.workload_key, r.steps)).second) continue;
     const size_t t = it->second;
     const double cost = r.result.median_cost();

@@ -44,7 +44,8 @@ struct ResumeState {
 std::vector<double> best_cost_history(const std::vector<double>& costs, int chunk);
 
 // What records of `target` (the whole log; records of other tasks are
-// ignored) say about tasks. Records with a program key seen before count once.
+// ignored) say about tasks. Records with a program key seen before count once;
+// estimated records (construction without a device) do not count at all.
 ResumeState resume_from_log(const std::vector<log::Record>& records, const std::vector<tasks::Task>& tasks,
                             int measures_per_round, const target::Target& target);
 

@@ -1,10 +1,12 @@
 // graph::Executor on hand-built graphs (no ONNX): results equal te::evaluate
 // of the subgraphs chained by hand, the memory plan reuses buffers on a
-// chain, and bad inputs are UserErrors naming the input.
+// chain, a device target's kernels get device addresses only (in the CUDA
+// emulator), and bad inputs are UserErrors naming the input.
 #include <catch2/catch.hpp>
 
 #include <random>
 
+#include "backend/backend.h"
 #include "graph/executor.h"
 #include "ir/error.h"
 #include "ops/elemwise.h"
@@ -116,6 +118,34 @@ TEST_CASE("executor: prepacked weights are packed once at load and give the same
     return s;
   };
   check_matches_reference(make_chain(4, false), options);
+}
+
+TEST_CASE("executor: a device target's kernels run on the model kept in device memory", "[graph][executor][cuda]") {
+  // The emulated CUDA kernels check that every argument lies in (emulated)
+  // device memory: constants uploaded once, the arena and the input there.
+  graph::ExecutorOptions options;
+  options.backend = backend::make_backend(backend::resolve_target("cuda -arch=sm_80"));
+  options.emulate = true;
+  check_matches_reference(make_chain(5, true), options);
+
+  Chain c = make_chain(1, false);
+  c.graph.outputs = {"h0", "x", "w0"};
+  graph::Executor exec(c.graph, c.subgraphs, options);
+  runtime::NDArray x = random_array({1, kWidth}, 3);
+  auto outputs = exec.run({{"x", x}});
+  CHECK(runtime::all_close(outputs.at("x"), x, 0, 0).ok);
+  CHECK(runtime::all_close(outputs.at("w0"), c.graph.constants.at("w0"), 0, 0).ok);
+}
+
+TEST_CASE("executor: an emulated device kernel refuses a host address", "[graph][executor][cuda]") {
+  auto cuda = std::shared_ptr<const backend::Backend>(backend::make_backend(backend::resolve_target("cuda -arch=sm_80")));
+  Chain c = make_chain(1, false);
+  const auto& dag = c.subgraphs[0].dag;
+  auto kernel = backend::emulated_kernel(cuda, lower::lower(cuda->default_schedule(dag), "layer", cuda->target()));
+  REQUIRE(kernel->device_memory() != nullptr);
+  runtime::NDArray x = random_array({1, kWidth}, 1), y(ir::DType::Float32, {1, kWidth});
+  std::vector<void*> args{x.raw(), c.graph.constants.at("w0").raw(), y.raw()};
+  CHECK_THROWS_WITH(kernel->launch(args.data()), Contains("argument 0 (") && Contains("is not in device memory"));
 }
 
 TEST_CASE("executor: the memory plan reuses buffers along a chain", "[graph][executor][cpu]") {

@@ -129,7 +129,7 @@ TEST_CASE("best cost history has one entry per chunk of a round", "[tune]") {
   CHECK(h[1] == 4);
 }
 
-TEST_CASE("resume counts each program once, ignores other tasks and skips what does not replay", "[tune]") {
+TEST_CASE("resume counts each program once, ignores other tasks and estimates, skips what does not replay", "[tune]") {
   std::vector<tasks::Task> tasks = tune_test::tiny_tasks();
   const tasks::Task& mm = tasks[0];
   const int stage = static_cast<int>(schedule::State::initial(mm.dag).stages.size()) - 1;
@@ -141,6 +141,10 @@ TEST_CASE("resume counts each program once, ignores other tasks and skips what d
       record(mm, {}, 2e-3),           record(mm, split, 1e-3), record(mm, split, 5e-4),  // a duplicate
       record(mm, bad, kInf),          record(mm, bad2, 3e-3),                          // error; ok but broken
       record(other, {}, 1e-6),        record(tasks[1], {}, 4e-4)};
+  // A constructed program's estimated record is not a measurement.
+  log::Record constructed = record(tasks[1], split, 1e-9);
+  constructed.result.estimated = true;
+  records.push_back(constructed);
   tune::ResumeState s = tune::resume_from_log(records, tasks, 2, target::Target{});
   CHECK(s.trials == 5);
   CHECK(s.measured_keys.size() == 5);
