@@ -7,8 +7,9 @@
 // are compared with the default run's. Runs are timed back to back, as a
 // model serves call after call (and as scripts/bench-vs-ort.sh times ONNX
 // Runtime). With a log, the end-to-end median is set against the sum of the
-// log's best kernel times over the subgraphs (each kernel measured alone):
-// the difference is what is lost between kernels. --tuned-only skips the
+// log's best kernel times over the subgraphs (each kernel measured alone;
+// not where a record is an estimate): the difference is what is lost
+// between kernels. --tuned-only skips the
 // default schedules (and the comparison with them).
 #include <chrono>
 #include <cstdio>
@@ -60,18 +61,20 @@ void compare_runs(std::map<std::string, runtime::NDArray> tuned, std::map<std::s
 // to end time.
 void print_kernel_gap(const graph::Executor& executor, const TuningLogs& logs, double end_to_end_s) {
   double kernels_s = 0;
-  size_t missing = 0;
+  size_t missing = 0, estimated = 0;
   for (const auto& sg : executor.subgraphs()) {
     auto it = logs.best.find(sg.dag->workload_key());
     if (it == logs.best.end()) {
       ++missing;
     } else {
+      estimated += it->second.result.estimated ? 1 : 0;
       kernels_s += it->second.result.median_cost();
     }
   }
-  if (missing > 0) {
-    std::printf("kernels alone: %zu of %zu subgraphs have no log record, so the time lost between kernels is unknown\n",
-                missing, executor.subgraphs().size());
+  if (missing > 0 || estimated > 0) {
+    std::printf("kernels alone: %zu of %zu subgraphs have no measured log record (%zu only an estimate), so the time "
+                "lost between kernels is unknown\n",
+                missing + estimated, executor.subgraphs().size(), estimated);
     return;
   }
   std::printf("kernels alone (sum of the log's best over %zu subgraphs): %.3f ms; end to end %.3f ms; "

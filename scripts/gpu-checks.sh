@@ -11,7 +11,7 @@
 #
 # Here (a machine with the -dev packages):
 #   scripts/gpu-bundle.sh && cp -r ../shared/onnx/light build-bundle/ &&
-#   tunectl tune ../shared/onnx/light/light_resnet50.onnx --target "cuda -arch=sm_90" \
+#   tunectl tune ../shared/onnx/light/light_resnet50.onnx --target "cuda -arch=sm_90" --search construct \
 #     --log build-bundle/light_resnet50.cuda.json
 # There (the working tree, with build-bundle/tunectl-bundle.tar.xz,
 # build-bundle/light and build-bundle/light_resnet50.cuda.json carried):

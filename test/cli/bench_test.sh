@@ -45,6 +45,12 @@ expect 0 "kernels alone (sum of the log's best over 7 subgraphs)" -- "$tunectl" 
   --tuned-only --repeats 2
 expect 0 "time lost between kernels is unknown" -- "$tunectl" bench "$model" --log "$work/cnn.json" --tuned-only \
   --repeats 2 --layout nchw
+# A constructed log's records are estimates: no kernel time to set the end
+# to end time against.
+expect 0 "constructed task 7/7" -- "$tunectl" tune "$model" --layout nchw --search construct \
+  --log "$work/constructed.json" --kernels "$work/constructed.kernels"
+expect 0 "7 of 7 subgraphs have no measured log record (7 only an estimate)" -- "$tunectl" bench "$model" \
+  --log "$work/constructed.json" --tuned-only --repeats 2 --layout nchw
 expect 2 "--tuned-only needs --log" -- "$tunectl" bench "$model" --tuned-only
 # run --log: the same log's schedules in `tunectl run`.
 expect 0 "tuned schedules from $shipped_log for 7 of 7 tasks" -- "$tunectl" run "$model" \

@@ -79,6 +79,18 @@ TEST_CASE("gpu cost: few blocks leave SMs idle", "[unit]") {
   CHECK(small.seconds / (64 * 64) > 10 * large.seconds / (1024 * 1024));
 }
 
+TEST_CASE("gpu cost: a few large blocks compute on their own SMs' lanes only", "[unit]") {
+  // 64 x 64 outputs, one per thread, K = 4096: 4 blocks of 1024 threads
+  // fill 4 SMs (512 lanes for 4096 threads), 64 blocks of 64 threads fill
+  // 64 SMs (every thread on a lane of its own).
+  const search::GpuCost big = cost_of(schedule::gpu_matmul(64, 64, 4096, {1, 32, 1}, {1, 32, 1}, 8, true));
+  const search::GpuCost small = cost_of(schedule::gpu_matmul(64, 64, 4096, {1, 8, 1}, {1, 8, 1}, 8, true));
+  REQUIRE(big.blocks == 4);
+  REQUIRE(small.blocks == 64);
+  CHECK(big.compute_s > 4 * small.compute_s);
+  CHECK(big.seconds > small.seconds);
+}
+
 TEST_CASE("construction: deterministic, better than where it starts, and within what the compiler takes",
           "[unit]") {
   const auto dag = op_dag("matmul", {{"M", 256}, {"N", 256}, {"K", 256}});
