@@ -301,6 +301,21 @@ te::Tensor logical_or(const te::Tensor& a, const te::Tensor& b, const std::strin
 te::Tensor logical_xor(const te::Tensor& a, const te::Tensor& b, const std::string& name) {
   return logical(a, b, name, [](Expr x, Expr y) { return ir::make_ne(x, y); });
 }
+
+te::Tensor bitwise(const te::Tensor& a, const te::Tensor& b, ir::MathFunc f, const std::string& name) {
+  internal_check(ir::is_bit_func(f) && ir::arity(f) == 2, "ops::bitwise: ", ir::to_string(f), " is not a bit function");
+  user_check(ir::is_int(a->dtype()), name, ": needs integer inputs, '", a->name, "' is ", ir::to_string(a->dtype()));
+  const bool shift = f == ir::MathFunc::shift_left || f == ir::MathFunc::shift_right;
+  user_check(!shift || ir::is_unsigned(a->dtype()), name, ": shifts take unsigned integers, '", a->name, "' is ",
+             ir::to_string(a->dtype()));
+  return binary(a, b, name, [f](Expr x, Expr y) { return ir::make_call(f, {x, y}); });
+}
+
+te::Tensor bitwise_not(const te::Tensor& x, const std::string& name) {
+  user_check(ir::is_int(x->dtype()), name, ": needs an integer input, '", x->name, "' is ", ir::to_string(x->dtype()));
+  return any_unary(x, name, [](Expr v) { return ir::make_call(ir::MathFunc::bitwise_not, {v}); });
+}
+
 te::Tensor logical_not(const te::Tensor& x, const std::string& name) {
   user_check(x->dtype() == ir::DType::Bool, name, ": needs a bool input, '", x->name, "' is ",
              ir::to_string(x->dtype()));

@@ -93,6 +93,11 @@ te::Tensor logical_and(const te::Tensor& a, const te::Tensor& b, const std::stri
 te::Tensor logical_or(const te::Tensor& a, const te::Tensor& b, const std::string& name = "or");
 te::Tensor logical_xor(const te::Tensor& a, const te::Tensor& b, const std::string& name = "xor");
 te::Tensor logical_not(const te::Tensor& x, const std::string& name = "not");
+// Integers' bits, broadcast (ONNX BitwiseAnd/Or/Xor: f is ir's bitwise_and,
+// bitwise_or or bitwise_xor; BitShift: shift_left or shift_right, of
+// unsigned types); UserError for other types.
+te::Tensor bitwise(const te::Tensor& a, const te::Tensor& b, ir::MathFunc f, const std::string& name = "bitwise");
+te::Tensor bitwise_not(const te::Tensor& x, const std::string& name = "bitwise_not");
 
 // x * scale (a constant), e.g. gemm's alpha.
 te::Tensor scale(const te::Tensor& x, double factor, const std::string& name = "scale");

@@ -484,7 +484,10 @@ std::vector<OpEntry> make_entries() {
                [](Params& p) {
                  Shape s = p.shape("shape", {1, 64, 56, 56});
                  ResizeAttrs a;
-                 a.mode = p.boolean("linear", true) ? ResizeMode::Linear : ResizeMode::Nearest;
+                 a.mode = p.boolean("cubic", false)   ? ResizeMode::Cubic
+                          : p.boolean("linear", true) ? ResizeMode::Linear
+                                                      : ResizeMode::Nearest;
+                 a.exclude_outside = p.boolean("exclude_outside", false);
                  a.transform = p.boolean("align_corners", false) ? CoordinateTransform::AlignCorners
                                                                  : CoordinateTransform::HalfPixel;
                  const double scale = p.number("scale", 2.0);
@@ -498,6 +501,8 @@ std::vector<OpEntry> make_entries() {
                },
                {{{"shape", {1, 3, 5, 7}}},
                 {{"shape", {2, 2, 8, 6}}, {"linear", false}, {"scale", 0.5}},
+                {{"shape", {1, 2, 6, 5}}, {"cubic", true}, {"scale", 1.5}},
+                {{"shape", {1, 2, 9, 7}}, {"cubic", true}, {"exclude_outside", true}, {"scale", 0.5}},
                 {{"shape", {1, 2, 4, 5}}, {"align_corners", true}, {"scale", 3.0}}}});
   e.push_back({"top_k",
                [](Params& p) {
@@ -565,6 +570,37 @@ std::vector<OpEntry> make_entries() {
                                      reduction, std::nullopt));
                },
                {{{"shape", {5, 7}}}, {{"shape", {3, 4, 5}}, {"reduction", "none"}, {"weight", false}}}});
+  e.push_back({"bitwise_xor",
+               [](Params& p) {
+                 return one(bitwise(te::placeholder("a", p.shape("a_shape", {4, 32}), ir::DType::Int32),
+                                    te::placeholder("b", p.shape("b_shape", {32}), ir::DType::Int32),
+                                    ir::MathFunc::bitwise_xor));
+               },
+               {{{"a_shape", {3, 5, 8}}, {"b_shape", {5, 1}}}}});
+  e.push_back({"bit_shift",
+               [](Params& p) {
+                 Shape s = p.shape("shape", {8, 32});
+                 const auto f = p.boolean("left", true) ? ir::MathFunc::shift_left : ir::MathFunc::shift_right;
+                 return one(bitwise(te::placeholder("a", s, ir::DType::UInt32),
+                                    te::placeholder("b", s, ir::DType::UInt32), f));
+               },
+               {{{"shape", {6, 10}}}, {{"shape", {3, 7}}, {"left", false}}}});
+  e.push_back({"grid_sample",
+               [](Params& p) {
+                 Shape s = p.shape("shape", {1, 32, 28, 28}), g = p.shape("grid_shape", {1, 28, 28, 2});
+                 GridSampleAttrs a;
+                 const std::string mode = p.text("mode", "linear"), padding = p.text("padding", "zeros");
+                 a.mode = mode == "nearest" ? ResizeMode::Nearest : mode == "cubic" ? ResizeMode::Cubic : ResizeMode::Linear;
+                 a.padding = padding == "border"       ? GridPadding::Border
+                             : padding == "reflection" ? GridPadding::Reflection
+                                                       : GridPadding::Zeros;
+                 a.align_corners = p.boolean("align_corners", false);
+                 return one(grid_sample(input("x", s), input("grid", g), a));
+               },
+               {{{"shape", {1, 2, 5, 6}}, {"grid_shape", {1, 4, 3, 2}}},
+                {{"shape", {2, 1, 4, 4}}, {"grid_shape", {2, 3, 5, 2}}, {"mode", "cubic"}, {"padding", "reflection"}},
+                {{"shape", {1, 2, 3, 4, 5}}, {"grid_shape", {1, 2, 3, 2, 3}}, {"mode", "nearest"}, {"padding", "border"},
+                 {"align_corners", true}}}});
   return e;
 }
 

@@ -36,6 +36,10 @@
 //   scatter_elements  shape([64,64]) indices_shape([16,64]) axis(0) reduction("none": none, add, mul, max, min)
 //   scatter_nd    shape([16,8,32]) indices_shape([8,1]) reduction("none")
 //   nll_loss      shape([64,1000]) reduction("mean": none, sum, mean) weight(true)
+//   bitwise_xor   a_shape([4,32]) b_shape([32])   int32, broadcast
+//   bit_shift     shape([8,32]) left(true)          uint32 a shifted by b
+//   grid_sample   shape([1,32,28,28]) grid_shape([1,28,28,2]) mode("linear": nearest, cubic)
+//                 padding("zeros": border, reflection) align_corners(false)
 #pragma once
 
 #include <string>

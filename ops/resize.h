@@ -2,8 +2,11 @@
 // back to a coordinate in the input, per axis, by a coordinate
 // transformation; nearest mode reads the input element it rounds to, linear
 // mode blends the two neighbours on every resized axis (2^k reads for k
-// resized axes), both with indices clamped to the input (edge padding, as
-// ONNX's reference). One injective compute op; coordinates in float64.
+// resized axes), cubic mode the four nearest with the cubic kernel of
+// parameter A (4^k reads), all with indices clamped to the input (edge
+// padding, as ONNX's reference) unless exclude_outside drops the taps
+// outside it and renormalizes the rest. One injective compute op;
+// coordinates and weights in float64.
 #pragma once
 
 #include <string>
@@ -13,8 +16,15 @@
 
 namespace tunectl::ops {
 
-enum class ResizeMode { Nearest, Linear };
-enum class CoordinateTransform { HalfPixel, HalfPixelSymmetric, PytorchHalfPixel, AlignCorners, Asymmetric };
+enum class ResizeMode { Nearest, Linear, Cubic };
+enum class CoordinateTransform {
+  HalfPixel,
+  HalfPixelSymmetric,
+  PytorchHalfPixel,
+  AlignCorners,
+  Asymmetric,
+  TfCropAndResize  // the region of interest [roi_start, roi_end] (fractions of the extent - 1) to the output
+};
 enum class NearestRounding { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
 
 struct ResizeAttrs {
@@ -23,8 +33,30 @@ struct ResizeAttrs {
   NearestRounding rounding = NearestRounding::RoundPreferFloor;
   std::vector<int64_t> out_shape;  // one extent per input dimension
   std::vector<double> scales;      // per dimension: output / input, as given or computed from the sizes
+  double cubic_coeff_a = -0.75;    // cubic mode's A
+  bool exclude_outside = false;    // cubic mode: taps outside the input weigh 0, the rest renormalized
+  // TfCropAndResize: per dimension, the region's start and end (0 and 1: the
+  // whole axis), and the value of an output whose coordinate falls outside
+  // the input.
+  std::vector<double> roi_start, roi_end;
+  double extrapolation_value = 0;
 };
 
 te::Tensor resize(const te::Tensor& x, const ResizeAttrs& attrs, const std::string& name = "resize");
+
+// GridSample (ONNX, any number of spatial axes): x [N, C, D1..Dr] sampled
+// at the points of grid [N, O1..Or, r] (normalized to [-1, 1], the last
+// spatial axis first) into [N, C, O1..Or]: nearest (half to even), linear
+// or cubic (A = -0.75) over the neighbours of each point; a point or
+// neighbour outside the input reads 0 (zeros), the edge (border) or its
+// reflection at the borders (reflection), as ONNX's reference.
+enum class GridPadding { Zeros, Border, Reflection };
+struct GridSampleAttrs {
+  ResizeMode mode = ResizeMode::Linear;
+  GridPadding padding = GridPadding::Zeros;
+  bool align_corners = false;
+};
+te::Tensor grid_sample(const te::Tensor& x, const te::Tensor& grid, const GridSampleAttrs& attrs,
+                       const std::string& name = "grid_sample");
 
 }  // namespace tunectl::ops

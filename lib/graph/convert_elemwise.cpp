@@ -258,6 +258,20 @@ void add_elemwise_converters(ConverterTable& t) {
   t["And"] = binary(ops::logical_and);
   t["Or"] = binary(ops::logical_or);
   t["Xor"] = binary(ops::logical_xor);
+  for (auto [op, f] : {std::pair{"BitwiseAnd", ir::MathFunc::bitwise_and}, {"BitwiseOr", ir::MathFunc::bitwise_or},
+                       {"BitwiseXor", ir::MathFunc::bitwise_xor}}) {
+    t[op] = [f](const NodeContext& c) {
+      return std::vector<te::Tensor>{ops::bitwise(c.in(0), c.in(1), f, c.out_name())};
+    };
+  }
+  t["BitShift"] = [](const NodeContext& c) {
+    const std::string direction = c.attr_string("direction", "");
+    c.check(direction == "LEFT" || direction == "RIGHT", "attribute 'direction' must be LEFT or RIGHT, got '",
+            direction, "'");
+    const auto f = direction == "LEFT" ? ir::MathFunc::shift_left : ir::MathFunc::shift_right;
+    return std::vector<te::Tensor>{ops::bitwise(c.in(0), c.in(1), f, c.out_name())};
+  };
+  t["BitwiseNot"] = unary(ops::bitwise_not);
   t["Not"] = unary(ops::logical_not);
   t["HardSwish"] = unary(ops::hard_swish);
   t["Softplus"] = unary(ops::softplus);

@@ -1,8 +1,8 @@
-// Converters of Resize (opsets 10-21) and Upsample (7-9) onto ops::resize:
+// Converters of Resize (opsets 10-21) and Upsample (7-9) onto ops::resize,
+// and of GridSample (16-21) onto ops::grid_sample. Resize:
 // the output shape from sizes or scales (optionally on listed axes, with
 // keep_aspect_ratio_policy), the coordinate transformation and rounding.
-// Cubic interpolation, antialiasing and tf_crop_and_resize are refused by
-// name.
+// Antialiasing is refused by name.
 #include <algorithm>
 #include <cmath>
 
@@ -22,8 +22,9 @@ ops::CoordinateTransform coordinate_transform(const NodeContext& c) {
   if (m == "pytorch_half_pixel") return ops::CoordinateTransform::PytorchHalfPixel;
   if (m == "align_corners") return ops::CoordinateTransform::AlignCorners;
   if (m == "asymmetric") return ops::CoordinateTransform::Asymmetric;
+  if (m == "tf_crop_and_resize") return ops::CoordinateTransform::TfCropAndResize;
   c.fail("attribute 'coordinate_transformation_mode' = '", m, "' is not supported (half_pixel, half_pixel_symmetric, ",
-         "pytorch_half_pixel, align_corners, asymmetric)");
+         "pytorch_half_pixel, align_corners, asymmetric, tf_crop_and_resize)");
 }
 
 ops::NearestRounding nearest_rounding(const NodeContext& c) {
@@ -40,7 +41,8 @@ ops::ResizeMode resize_mode(const NodeContext& c) {
   const std::string m = c.attr_string("mode", "nearest");
   if (m == "nearest") return ops::ResizeMode::Nearest;
   if (m == "linear" || m == "bilinear") return ops::ResizeMode::Linear;
-  c.fail("attribute 'mode' = '", m, "' is not supported (nearest, linear)");
+  if (m == "cubic") return ops::ResizeMode::Cubic;
+  c.fail("attribute 'mode' = '", m, "' is not supported (nearest, linear, cubic)");
 }
 
 // The float values of a constant input.
@@ -62,8 +64,6 @@ std::vector<te::Tensor> convert_resize(const NodeContext& c) {
   const std::vector<int64_t> in = c.shape(0);
   const size_t rank = in.size();
   c.check(c.attr_int("antialias", 0) == 0, "attribute 'antialias' = 1 is not supported");
-  c.check(c.attr_string("coordinate_transformation_mode", "") != "tf_crop_and_resize",
-          "attribute 'coordinate_transformation_mode' = 'tf_crop_and_resize' is not supported");
   std::vector<int64_t> axes = c.attr_ints("axes", {});
   if (axes.empty())
     for (size_t d = 0; d < rank; ++d) axes.push_back(static_cast<int64_t>(d));
@@ -75,6 +75,21 @@ std::vector<te::Tensor> convert_resize(const NodeContext& c) {
   attrs.mode = resize_mode(c);
   attrs.transform = coordinate_transform(c);
   attrs.rounding = nearest_rounding(c);
+  attrs.cubic_coeff_a = c.attr_float("cubic_coeff_a", -0.75);
+  attrs.exclude_outside = c.attr_int("exclude_outside", 0) != 0;
+  attrs.extrapolation_value = c.attr_float("extrapolation_value", 0.0);
+  attrs.roi_start.assign(rank, 0.0);
+  attrs.roi_end.assign(rank, 1.0);
+  if (attrs.transform == ops::CoordinateTransform::TfCropAndResize) {
+    // Input 1: the starts of the listed axes, then their ends.
+    c.check(given(c, 1, "the region of interest"), "coordinate_transformation_mode 'tf_crop_and_resize' needs roi");
+    const std::vector<double> roi = const_floats(c, 1, "the region of interest");
+    c.check(roi.size() == 2 * axes.size(), "has ", roi.size(), " roi values for ", axes.size(), " axes");
+    for (size_t k = 0; k < axes.size(); ++k) {
+      attrs.roi_start[static_cast<size_t>(axes[k])] = roi[k];
+      attrs.roi_end[static_cast<size_t>(axes[k])] = roi[axes.size() + k];
+    }
+  }
   attrs.out_shape = in;
   attrs.scales.assign(rank, 1.0);
   // Where scales and sizes are: Upsample 7 has an attribute, Upsample 9 and
@@ -124,11 +139,36 @@ std::vector<te::Tensor> convert_resize(const NodeContext& c) {
   return {ops::resize(x, attrs, c.out_name())};
 }
 
+std::vector<te::Tensor> convert_grid_sample(const NodeContext& c) {
+  ops::GridSampleAttrs a;
+  // Opset 20 renamed bilinear and bicubic to linear and cubic.
+  const std::string mode = c.attr_string("mode", c.opset() < 20 ? "bilinear" : "linear");
+  if (mode == "bilinear" || mode == "linear") {
+    a.mode = ops::ResizeMode::Linear;
+  } else if (mode == "bicubic" || mode == "cubic") {
+    a.mode = ops::ResizeMode::Cubic;
+  } else {
+    c.check(mode == "nearest", "attribute 'mode' = '", mode, "' is not supported (linear, nearest, cubic)");
+    a.mode = ops::ResizeMode::Nearest;
+  }
+  const std::string padding = c.attr_string("padding_mode", "zeros");
+  if (padding == "border") {
+    a.padding = ops::GridPadding::Border;
+  } else if (padding == "reflection") {
+    a.padding = ops::GridPadding::Reflection;
+  } else {
+    c.check(padding == "zeros", "attribute 'padding_mode' = '", padding, "' is not supported (zeros, border, reflection)");
+  }
+  a.align_corners = c.attr_int("align_corners", 0) != 0;
+  return {ops::grid_sample(c.in(0), c.in(1), a, c.out_name())};
+}
+
 }  // namespace
 
 void add_resize_converters(ConverterTable& t) {
   t["Resize"] = convert_resize;
   t["Upsample"] = convert_resize;
+  t["GridSample"] = convert_grid_sample;
 }
 
 }  // namespace tunectl::graph

@@ -154,7 +154,8 @@ void make_opaque(onnx::NodeProto& node, onnx::GraphProto& graph) {
 
 const std::map<std::string, int>& ops_newer_than_library() {
   static const std::map<std::string, int> ops = {
-      {"Mish", 18}, {"GroupNormalization", 18}, {"CenterCropPad", 18}, {"Gelu", 20}};
+      {"Mish", 18},       {"GroupNormalization", 18}, {"CenterCropPad", 18}, {"BitwiseAnd", 18},
+      {"BitwiseOr", 18},  {"BitwiseXor", 18},         {"BitwiseNot", 18},    {"Gelu", 20}};
   return ops;
 }
 
@@ -219,12 +220,24 @@ void downgrade_to_library_opset(onnx::ModelProto& model, int opset) {
         }
         remove_attribute(node, "dilations");
       }
+    } else if (node.op_type() == "Resize") {
+      // Opset 18's axes and keep_aspect_ratio_policy: the output shape is
+      // left to tunectl's converter, which reads them.
+      if (find_attribute(node, "axes") || find_attribute(node, "keep_aspect_ratio_policy")) {
+        make_opaque(node, *graph);
+        continue;
+      }
+      remove_attribute(node, "antialias");  // refused by the converter when set
+    } else if (node.op_type() == "GridSample") {
+      // Opset 20's volumetric grids and renamed modes: the shape is left to tunectl.
+      make_opaque(node, *graph);
     } else if (node.op_type() == "Cast") {
       // Opset 19's saturate only concerns casts to float8 types, which
       // check_known_types refused above: a no-op for every other cast.
       remove_attribute(node, "saturate");
-    } else if (node.op_type() == "CenterCropPad") {
-      make_opaque(node, *graph);  // no schema in the library; the shape is left to tunectl
+    } else if (node.op_type() == "CenterCropPad" || node.op_type() == "BitwiseAnd" || node.op_type() == "BitwiseOr" ||
+               node.op_type() == "BitwiseXor") {
+      make_opaque(node, *graph);  // no schema in the library; the shape (cropped, broadcast) is left to tunectl
     } else if (ops_newer_than_library().count(node.op_type())) {
       // No schema in the library; the output has the input's type and shape,
       // as Identity's.

@@ -290,11 +290,20 @@ Expr make_cast(DType t, Expr v) {
   return Expr(std::make_shared<CastNode>(t, std::move(v)));
 }
 
+bool is_bit_func(MathFunc f) {
+  return f == MathFunc::bitwise_not || f == MathFunc::bitwise_and || f == MathFunc::bitwise_or ||
+         f == MathFunc::bitwise_xor || f == MathFunc::shift_left || f == MathFunc::shift_right;
+}
+
 Expr make_call(MathFunc f, std::vector<Expr> args) {
   internal_check(static_cast<int>(args.size()) == arity(f), to_string(f), " takes ", arity(f), " arguments");
   const bool exact_on_ints = f == MathFunc::abs || f == MathFunc::floor || f == MathFunc::ceil || f == MathFunc::round;
-  internal_check(is_float(args[0].dtype()) || (exact_on_ints && is_int(args[0].dtype())), to_string(f),
-                 " needs a float argument");
+  if (is_bit_func(f)) {
+    internal_check(is_int(args[0].dtype()), to_string(f), " needs an integer argument");
+  } else {
+    internal_check(is_float(args[0].dtype()) || (exact_on_ints && is_int(args[0].dtype())), to_string(f),
+                   " needs a float argument");
+  }
   DType t = args[0].dtype();
   for (auto& a : args) {
     a = coerce_immediate(a, t);

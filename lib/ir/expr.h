@@ -78,7 +78,13 @@ const char* to_string(ExprKind k);
   X(asinh, 1)                 \
   X(acosh, 1)                 \
   X(atanh, 1)                 \
-  X(pow, 2)
+  X(pow, 2)                   \
+  X(bitwise_not, 1)           \
+  X(bitwise_and, 2)           \
+  X(bitwise_or, 2)            \
+  X(bitwise_xor, 2)           \
+  X(shift_left, 2)            \
+  X(shift_right, 2)
 
 enum class MathFunc : uint8_t {
 #define TUNECTL_MATH_ENUM(name, arity) name,
@@ -87,6 +93,9 @@ enum class MathFunc : uint8_t {
 };
 const char* to_string(MathFunc f);
 int arity(MathFunc f);
+// The functions of integers' bits (bitwise_*, shift_*), which take integers
+// only; shift_right is logical (ONNX's BitShift takes unsigned types).
+bool is_bit_func(MathFunc f);
 // Throws UserError for an unknown name.
 MathFunc math_func_from_string(const std::string& s);
 

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "ir/error.h"
 #include "ir/expr.h"
@@ -24,13 +25,30 @@ inline int64_t floormod_int(int64_t a, int64_t b) {
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
-// The math functions integers take (make_call allows them): abs, and
-// floor, ceil and round, which leave an integer as it is.
+// The math functions integers take (make_call allows them): abs; floor,
+// ceil and round, which leave an integer as it is; and the bit functions on
+// the two's complement bits of a `width`-bit type (the caller wraps the
+// result to its type). A shift by the width or more gives 0; shift_right is
+// logical.
 template <typename I>
-I eval_math_int(MathFunc f, I x) {
-  internal_check(f == MathFunc::abs || f == MathFunc::floor || f == MathFunc::ceil || f == MathFunc::round,
-                 to_string(f), " of an integer");
-  return f == MathFunc::abs && x < 0 ? -x : x;
+I eval_math_int(MathFunc f, I x, I y = 0, int width = 8 * sizeof(I)) {
+  const auto bits = static_cast<uint64_t>(x), by = static_cast<uint64_t>(y);
+  const uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+  switch (f) {
+    case MathFunc::abs:
+      if constexpr (std::is_signed_v<I>) return x < 0 ? -x : x;
+      return x;
+    case MathFunc::floor:
+    case MathFunc::ceil:
+    case MathFunc::round: return x;
+    case MathFunc::bitwise_not: return static_cast<I>(~bits);
+    case MathFunc::bitwise_and: return static_cast<I>(bits & by);
+    case MathFunc::bitwise_or: return static_cast<I>(bits | by);
+    case MathFunc::bitwise_xor: return static_cast<I>(bits ^ by);
+    case MathFunc::shift_left: return by >= static_cast<uint64_t>(width) ? I(0) : static_cast<I>(bits << by);
+    case MathFunc::shift_right: return by >= static_cast<uint64_t>(width) ? I(0) : static_cast<I>((bits & mask) >> by);
+    default: internal_fail(to_string(f), " of an integer");
+  }
 }
 
 // f(x) or f(x, y) in the precision of F. round is half to even (ONNX Round).
@@ -58,6 +76,7 @@ F eval_math(MathFunc f, F x, F y) {
     case MathFunc::acosh: return std::acosh(x);
     case MathFunc::atanh: return std::atanh(x);
     case MathFunc::pow: return std::pow(x, y);
+    default: internal_fail(to_string(f), " of a float");
   }
   internal_fail("bad math function");
 }

@@ -161,7 +161,10 @@ LoopInterpreter::Value LoopInterpreter::eval(const Expr& e) {
     }
     case ExprKind::Call: {
       const auto* op = e.as<CallNode>();
-      if (is_int(t)) return {wrap_to(t, eval_math_int(op->func, eval(op->args[0]).i)), 0};
+      if (is_int(t)) {
+        const int64_t y = op->args.size() > 1 ? eval(op->args[1]).i : 0;
+        return {wrap_to(t, eval_math_int(op->func, eval(op->args[0]).i, y, 8 * dtype_bytes(t))), 0};
+      }
       std::vector<double> args;
       for (const Expr& a : op->args) args.push_back(eval(a).f);
       return {0, round_to(t, math_call(op->func, t, args))};

@@ -170,7 +170,13 @@ class Compiler {
           const auto* op = e.as<ir::CallNode>();
           ir::MathFunc f = op->func;
           Fn<H> a = compile<H>(op->args[0]);
-          return [f, a](const int64_t* x) { return ir::eval_math_int<H>(f, a(x)); };
+          const ir::DType t = e.dtype();
+          if (op->args.size() == 1) return [f, a, t](const int64_t* x) { return wrapped<H>(t, ir::eval_math_int<H>(f, a(x))); };
+          Fn<H> b = compile<H>(op->args[1]);
+          const int width = 8 * ir::dtype_bytes(t);
+          return [f, a, b, t, width](const int64_t* x) {
+            return wrapped<H>(t, ir::eval_math_int<H>(f, a(x), b(x), width));
+          };
         }
       }
       case ir::ExprKind::Load: return load<H>(e.as<ir::LoadNode>());

@@ -455,6 +455,24 @@ TEST_CASE("converter errors name the node, op type and the input or attribute", 
   msg = error_of([&] { b.node("Add", {"x", "v"}, {"a"}); });
   CHECK(contains(msg, "node 'Add_"));
   CHECK(contains(msg, "broadcast"));
+  // Bit functions take integers; shifts unsigned ones and a direction.
+  msg = error_of([&] { b.node("BitwiseAnd", {"x", "x"}, {"ba"}); });
+  CHECK(contains(msg, "(BitwiseAnd)"));
+  CHECK(contains(msg, "needs integer inputs"));
+  b.input("u", runtime::NDArray(ir::DType::UInt8, {2}));
+  msg = error_of([&] { b.node("BitShift", {"u", "u"}, {"bs"}, {{"direction", std::string("UP")}}); });
+  CHECK(contains(msg, "(BitShift)"));
+  CHECK(contains(msg, "'direction' must be LEFT or RIGHT, got 'UP'"));
+  b.input("i", ints({1, 2}));
+  msg = error_of([&] { b.node("BitShift", {"i", "i"}, {"bs"}, {{"direction", std::string("LEFT")}}); });
+  CHECK(contains(msg, "shifts take unsigned integers"));
+  b.input("grid", iota({1, 3, 3, 2}));
+  msg = error_of([&] { b.node("GridSample", {"x", "grid"}, {"gs"}, {{"padding_mode", std::string("wrap")}}); });
+  CHECK(contains(msg, "(GridSample)"));
+  CHECK(contains(msg, "'padding_mode' = 'wrap' is not supported"));
+  msg = error_of([&] { b.node("Resize", {"x", "", "", "shape"}, {"rs"}, {{"coordinate_transformation_mode",
+                                                                          std::string("tf_crop_and_resize")}}); });
+  CHECK(contains(msg, "'tf_crop_and_resize' needs roi"));
   CHECK_THROWS_AS(op_class(Node{"n", "Loop", {}, {}, {}}), UserError);
   CHECK(is_supported_op("Conv"));
   CHECK_FALSE(is_supported_op("Loop"));

@@ -95,6 +95,7 @@ const char* math_name(MathFunc f, DType t) {
     case MathFunc::acosh: return f32 ? "acoshf" : "acosh";
     case MathFunc::atanh: return f32 ? "atanhf" : "atanh";
     case MathFunc::pow: return f32 ? "powf" : "pow";
+    default: break;  // the bit functions are operators (bit_call)
   }
   internal_fail("cuda codegen: no CUDA function for ", to_string(f));
 }
@@ -370,6 +371,7 @@ class KernelWriter {
       }
       case ExprKind::Call: {
         const auto* op = e.as<CallNode>();
+        if (ir::is_bit_func(op->func)) return bit_call(op);
         std::string s = std::string(math_name(op->func, t)) + "(";
         for (size_t i = 0; i < op->args.size(); ++i) s += (i ? ", " : "") + expr(op->args[i]);
         return s + ")";
@@ -381,6 +383,30 @@ class KernelWriter {
       case ExprKind::Not: return "(!" + expr(e.as<NotNode>()->a) + ")";
       case ExprKind::Reduce: internal_fail("cuda codegen: Reduce left in lowered IR");
       default: return binary(e);
+    }
+  }
+
+  // C's operators, cast back to the type (C promotes small integers to int);
+  // a shift by the width or more gives 0 as in the IR.
+  std::string bit_call(const CallNode* op) {
+    const std::string type = c_type(op->dtype), a = expr(op->args[0]);
+    if (op->func == MathFunc::bitwise_not) return "((" + type + ")(~" + a + "))";
+    const std::string b = expr(op->args[1]);
+    switch (op->func) {
+      case MathFunc::bitwise_and: return "((" + type + ")(" + a + " & " + b + "))";
+      case MathFunc::bitwise_or: return "((" + type + ")(" + a + " | " + b + "))";
+      case MathFunc::bitwise_xor: return "((" + type + ")(" + a + " ^ " + b + "))";
+      case MathFunc::shift_left:
+      case MathFunc::shift_right: {
+        // On the unsigned type of the width: logical, and never a signed overflow.
+        const int bytes = ir::dtype_bytes(op->dtype);
+        const char* bits = bytes == 1 ? "unsigned char" : bytes == 2 ? "unsigned short" : bytes == 4 ? "unsigned int"
+                                                                                           : "unsigned long long";
+        const char* o = op->func == MathFunc::shift_left ? " << " : " >> ";
+        return "((" + type + ")((unsigned long long)" + b + " >= " + std::to_string(8 * bytes) + " ? 0 : (" + bits + ")" + a + o + b +
+               "))";
+      }
+      default: internal_fail("cuda codegen: ", to_string(op->func), " is not a bit function");
     }
   }
 

@@ -435,6 +435,18 @@ llvm::Value* Emitter::emit_call(const ir::CallNode* op) {
     case ir::MathFunc::acosh:
     case ir::MathFunc::atanh:
       return libm(ir::to_string(op->func));
+    case ir::MathFunc::bitwise_not: return b_.CreateNot(args[0]);
+    case ir::MathFunc::bitwise_and: return b_.CreateAnd(args[0], args[1]);
+    case ir::MathFunc::bitwise_or: return b_.CreateOr(args[0], args[1]);
+    case ir::MathFunc::bitwise_xor: return b_.CreateXor(args[0], args[1]);
+    case ir::MathFunc::shift_left:
+    case ir::MathFunc::shift_right: {
+      // LLVM's shifts by the width or more are poison; the IR's give 0.
+      llvm::Value* width = llvm::ConstantInt::get(t, t->getScalarSizeInBits());
+      llvm::Value* shifted = op->func == ir::MathFunc::shift_left ? b_.CreateShl(args[0], args[1])
+                                                                   : b_.CreateLShr(args[0], args[1]);
+      return b_.CreateSelect(b_.CreateICmpUGE(args[1], width), llvm::Constant::getNullValue(t), shifted);
+    }
   }
   internal_fail("unknown math function");
 }
