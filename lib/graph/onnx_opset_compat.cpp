@@ -128,6 +128,30 @@ void check_known_types(const onnx::GraphProto& graph) {
   }
 }
 
+// The element type of a value the graph declares (an input) or holds (a
+// constant), or 0 (UNDEFINED).
+int declared_elem_type(const std::string& name, const onnx::GraphProto& graph,
+                       const std::map<std::string, onnx::TensorProto>& constants) {
+  if (auto it = constants.find(name); it != constants.end()) return it->second.data_type();
+  for (const auto& in : graph.input())
+    if (in.name() == name) return in.type().tensor_type().elem_type();
+  return 0;
+}
+
+// Turns the node into Cast(input 0, to): what inference needs of an
+// operator whose output has its first input's shape and the type `to`.
+void make_cast(onnx::NodeProto& node, int to) {
+  const std::string data = node.input(0);
+  node.clear_input();
+  node.clear_attribute();
+  node.set_op_type("Cast");
+  node.add_input(data);
+  onnx::AttributeProto* attr = node.add_attribute();
+  attr->set_name("to");
+  attr->set_type(onnx::AttributeProto::INT);
+  attr->set_i(to);
+}
+
 constexpr const char* kUnknownShape = "__tunectl_unknown_shape";
 
 // Turns the node into Reshape(data, <a graph input of unknown length>): its
@@ -228,6 +252,20 @@ void downgrade_to_library_opset(onnx::ModelProto& model, int opset) {
         continue;
       }
       remove_attribute(node, "antialias");  // refused by the converter when set
+    } else if (node.op_type() == "QuantizeLinear" || node.op_type() == "DequantizeLinear") {
+      // Opsets 19-21's 16-bit types, output_dtype and block_size have no
+      // schema in the library; the output has x's shape and the zero
+      // point's (output_dtype's, uint8) or the scale's type.
+      int to = 0;
+      if (node.op_type() == "DequantizeLinear") {
+        to = declared_elem_type(node.input(1), *graph, constants);
+      } else if (const onnx::AttributeProto* dtype = find_attribute(node, "output_dtype"); dtype && dtype->i() != 0) {
+        to = static_cast<int>(dtype->i());
+      } else {
+        to = node.input_size() > 2 && !node.input(2).empty() ? declared_elem_type(node.input(2), *graph, constants)
+                                                             : onnx::TensorProto::UINT8;
+      }
+      if (to != 0) make_cast(node, to);
     } else if (node.op_type() == "GridSample") {
       // Opset 20's volumetric grids and renamed modes: the shape is left to tunectl.
       make_opaque(node, *graph);

@@ -473,6 +473,10 @@ TEST_CASE("converter errors name the node, op type and the input or attribute", 
   msg = error_of([&] { b.node("Resize", {"x", "", "", "shape"}, {"rs"}, {{"coordinate_transformation_mode",
                                                                           std::string("tf_crop_and_resize")}}); });
   CHECK(contains(msg, "'tf_crop_and_resize' needs roi"));
+  b.constant("qscale", iota({1, 2, 4, 4}, 0.1, 1.0));  // blocks of 2 along axis 1 need [1, 1, 4, 4]
+  msg = error_of([&] { b.node("QuantizeLinear", {"x", "qscale"}, {"q"}, {{"axis", int64_t{1}}, {"block_size", int64_t{2}}}); });
+  CHECK(contains(msg, "(QuantizeLinear)"));
+  CHECK(contains(msg, "must have shape [1x1x4x4] for blocks of 2 along axis 1"));
   CHECK_THROWS_AS(op_class(Node{"n", "Loop", {}, {}, {}}), UserError);
   CHECK(is_supported_op("Conv"));
   CHECK_FALSE(is_supported_op("Loop"));
