@@ -26,7 +26,7 @@ namespace tunectl::graph {
   X(AveragePool, Anchor) X(GlobalAveragePool, Anchor) X(GlobalMaxPool, Anchor) X(Softmax, Anchor)        \
   X(LogSoftmax, Anchor) X(LayerNormalization, Anchor) X(ReduceMean, Anchor) X(ReduceSum, Anchor)         \
   X(ReduceMax, Anchor) X(ArgMax, Anchor) X(ArgMin, Anchor) X(Hardmax, Anchor)                            \
-  X(CumSum, Anchor) X(InstanceNormalization, Anchor)                                                     \
+  X(CumSum, Anchor) X(InstanceNormalization, Anchor) X(RNN, Anchor) X(GRU, Anchor) X(LSTM, Anchor)       \
   X(ReduceMin, Anchor) X(ReduceProd, Anchor) X(ReduceL1, Anchor) X(ReduceL2, Anchor)                     \
   X(ReduceSumSquare, Anchor) X(ReduceLogSum, Anchor) X(ReduceLogSumExp, Anchor)                          \
   X(LRN, Anchor) X(BatchNormalization, Elementwise) X(Add, Elementwise) X(Sub, Elementwise)              \

@@ -477,6 +477,12 @@ TEST_CASE("converter errors name the node, op type and the input or attribute", 
   msg = error_of([&] { b.node("QuantizeLinear", {"x", "qscale"}, {"q"}, {{"axis", int64_t{1}}, {"block_size", int64_t{2}}}); });
   CHECK(contains(msg, "(QuantizeLinear)"));
   CHECK(contains(msg, "must have shape [1x1x4x4] for blocks of 2 along axis 1"));
+  b.constant("rw", iota({1, 4, 4}));
+  b.constant("rr", iota({1, 4, 4}));
+  b.input("seq", iota({3, 1, 4}));
+  msg = error_of([&] { b.node("RNN", {"seq", "rw", "rr"}, {"ry"}, {{"hidden_size", int64_t{4}}, {"direction", std::string("sideways")}}); });
+  CHECK(contains(msg, "(RNN)"));
+  CHECK(contains(msg, "'direction' = 'sideways' is not forward, reverse or bidirectional"));
   CHECK_THROWS_AS(op_class(Node{"n", "Loop", {}, {}, {}}), UserError);
   CHECK(is_supported_op("Conv"));
   CHECK_FALSE(is_supported_op("Loop"));
