@@ -601,6 +601,20 @@ std::vector<OpEntry> make_entries() {
                 {{"shape", {2, 1, 4, 4}}, {"grid_shape", {2, 3, 5, 2}}, {"mode", "cubic"}, {"padding", "reflection"}},
                 {{"shape", {1, 2, 3, 4, 5}}, {"grid_shape", {1, 2, 3, 2, 3}}, {"mode", "nearest"}, {"padding", "border"},
                  {"align_corners", true}}}});
+  e.push_back({"affine_grid",
+               [](Params& p) {
+                 Shape sizes = p.shape("sizes", {28, 28});
+                 const auto r = static_cast<int64_t>(sizes.size());
+                 return one(affine_grid(input("theta", {p.integer("batch", 1), r, r + 1}), sizes,
+                                        p.boolean("align_corners", false)));
+               },
+               {{{"sizes", {5, 7}}, {"batch", 2}}, {{"sizes", {3, 4, 5}}, {"align_corners", true}}}});
+  e.push_back({"reverse_sequence",
+               [](Params& p) {
+                 Shape s = p.shape("shape", {16, 8, 32});
+                 return one(reverse_sequence(input("x", s), te::placeholder("lens", {s[1]}, ir::DType::Int64), 1, 0));
+               },
+               {{{"shape", {5, 3, 4}}}}});
   return e;
 }
 

@@ -40,6 +40,8 @@
 //   bit_shift     shape([8,32]) left(true)          uint32 a shifted by b
 //   grid_sample   shape([1,32,28,28]) grid_shape([1,28,28,2]) mode("linear": nearest, cubic)
 //                 padding("zeros": border, reflection) align_corners(false)
+//   affine_grid   sizes([28,28]) batch(1) align_corners(false)
+//   reverse_sequence  shape([16,8,32])   time axis 0, batch axis 1
 #pragma once
 
 #include <string>

@@ -252,4 +252,34 @@ te::Tensor grid_sample(const te::Tensor& x, const te::Tensor& grid, const GridSa
       "injective", x->dtype());
 }
 
+te::Tensor affine_grid(const te::Tensor& theta, const std::vector<int64_t>& sizes, bool align_corners,
+                       const std::string& name) {
+  const auto r = static_cast<int64_t>(sizes.size());
+  const auto& ts = theta->shape();
+  user_check(r >= 1 && ts.size() == 3 && ts[1] == r && ts[2] == r + 1, name, ": theta ", ir::shape_to_string(ts),
+             " does not map ", r, " spatial axes (needs [N, ", r, ", ", r + 1, "])");
+  user_check(ir::is_float(theta->dtype()), name, ": needs a float theta");
+  std::vector<int64_t> out{ts[0]};
+  out.insert(out.end(), sizes.begin(), sizes.end());
+  out.push_back(r);
+  const ir::DType t = theta->dtype();
+  return te::compute(
+      name, out,
+      [&](const std::vector<ir::Var>& i) {
+        const Expr k = i.back();
+        Expr sum = te::read(theta, {i[0], k, ir::make_int(r)});
+        for (int64_t m = 0; m < r; ++m) {
+          // Column m of theta takes the normalized coordinate of spatial axis r - 1 - m.
+          const int64_t axis = r - 1 - m;
+          const auto extent = static_cast<double>(sizes[static_cast<size_t>(axis)]);
+          Expr index = ir::make_cast(ir::DType::Float64, i[static_cast<size_t>(axis) + 1]);
+          Expr base = align_corners ? (extent > 1 ? index * f64(2 / (extent - 1)) - f64(1) : f64(0))
+                                    : (index * f64(2) + f64(1)) / f64(extent) - f64(1);
+          sum = sum + te::read(theta, {i[0], k, ir::make_int(m)}) * ir::make_cast(t, base);
+        }
+        return sum;
+      },
+      "injective", t);
+}
+
 }  // namespace tunectl::ops

@@ -59,4 +59,11 @@ struct GridSampleAttrs {
 te::Tensor grid_sample(const te::Tensor& x, const te::Tensor& grid, const GridSampleAttrs& attrs,
                        const std::string& name = "grid_sample");
 
+// AffineGrid (ONNX): the sampling grid [N, S1..Sr, r] of the affine maps
+// theta [N, r, r + 1] over spatial extents `sizes` (S1..Sr), normalized
+// coordinates in [-1, 1] (pixel centers unless align_corners), the last
+// axis first in each point, as grid_sample reads them.
+te::Tensor affine_grid(const te::Tensor& theta, const std::vector<int64_t>& sizes, bool align_corners,
+                       const std::string& name = "affine_grid");
+
 }  // namespace tunectl::ops

@@ -180,4 +180,29 @@ te::Tensor trilu(const te::Tensor& x, bool upper, int64_t k, const std::string& 
       "injective", x->dtype());
 }
 
+te::Tensor reverse_sequence(const te::Tensor& x, const te::Tensor& lens, int64_t batch_axis, int64_t time_axis,
+                            const std::string& name) {
+  const auto& s = x->shape();
+  const auto rank = static_cast<int64_t>(s.size());
+  user_check(rank >= 2 && batch_axis >= 0 && batch_axis < rank && time_axis >= 0 && time_axis < rank &&
+                 batch_axis != time_axis,
+             name, ": batch axis ", batch_axis, " and time axis ", time_axis, " must be two axes of rank ", rank);
+  user_check(lens->shape() == std::vector<int64_t>{s[static_cast<size_t>(batch_axis)]} && ir::is_int(lens->dtype()),
+             name, ": the lengths must be integers, one per batch entry");
+  return te::compute(
+      name, s,
+      [&](const std::vector<ir::Var>& i) {
+        const Expr t = i[static_cast<size_t>(time_axis)];
+        const Expr len = ir::make_cast(ir::kIndexType, te::read(lens, {i[static_cast<size_t>(batch_axis)]}));
+        std::vector<Expr> at(i.begin(), i.end());
+        // Clamped to the axis: in bounds for any length, and a range that
+        // bound inference can read off without knowing the lengths.
+        const int64_t last = s[static_cast<size_t>(time_axis)] - 1;
+        at[static_cast<size_t>(time_axis)] = ir::make_min(
+            ir::make_max(ir::make_select(t < len, len - ir::make_int(1) - t, t), ir::make_int(0)), ir::make_int(last));
+        return te::read(x, at);
+      },
+      "injective", x->dtype());
+}
+
 }  // namespace tunectl::ops

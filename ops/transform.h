@@ -33,6 +33,10 @@ te::Tensor flatten(const te::Tensor& x, int64_t axis = 1, const std::string& nam
 // The upper (or lower) triangle of the last two dimensions: x where
 // column - row >= k (<= k for the lower), 0 elsewhere (ONNX Trilu).
 te::Tensor trilu(const te::Tensor& x, bool upper, int64_t k = 0, const std::string& name = "trilu");
+// ReverseSequence (ONNX): along time_axis, the first lens[b] elements of
+// each batch entry b (along batch_axis) reversed, the rest as they are.
+te::Tensor reverse_sequence(const te::Tensor& x, const te::Tensor& lens, int64_t batch_axis, int64_t time_axis,
+                            const std::string& name = "reverse_sequence");
 
 // The channel-blocked layout NCHW[b]c: x [N, C, H, W] -> [N, C/b, H, W, b],
 // channel c at block c / b, lane c % b (C a multiple of b).

@@ -49,7 +49,7 @@ namespace tunectl::graph {
   X(Gather, Injective) X(Unsqueeze, Injective) X(Squeeze, Injective) X(Pad, Injective)                   \
   X(Expand, Injective) X(DepthToSpace, Injective) X(SpaceToDepth, Injective) X(Tile, Injective)          \
   X(Identity, Injective) X(Dropout, Injective) X(Resize, Injective) X(Upsample, Injective)               \
-  X(GridSample, Injective)                                                                               \
+  X(GridSample, Injective) X(AffineGrid, Injective) X(ReverseSequence, Injective)                        \
   X(Trilu, Injective) X(GatherElements, Injective) X(Tan, Elementwise) X(Asin, Elementwise)              \
   X(Acos, Elementwise) X(Atan, Elementwise) X(Sinh, Elementwise) X(Cosh, Elementwise)                    \
   X(Asinh, Elementwise) X(Acosh, Elementwise) X(Atanh, Elementwise) X(CastLike, Elementwise)             \

@@ -1,5 +1,6 @@
 // Converters of Resize (opsets 10-21) and Upsample (7-9) onto ops::resize,
-// and of GridSample (16-21) onto ops::grid_sample. Resize:
+// and of GridSample (16-21) and AffineGrid (20-21) onto ops::grid_sample
+// and ops::affine_grid. Resize:
 // the output shape from sizes or scales (optionally on listed axes, with
 // keep_aspect_ratio_policy), the coordinate transformation and rounding.
 // Antialiasing is refused by name.
@@ -7,6 +8,7 @@
 #include <cmath>
 
 #include "graph/convert_util.h"
+#include "ir/printer.h"
 #include "ops/resize.h"
 
 namespace tunectl::graph {
@@ -169,6 +171,13 @@ void add_resize_converters(ConverterTable& t) {
   t["Resize"] = convert_resize;
   t["Upsample"] = convert_resize;
   t["GridSample"] = convert_grid_sample;
+  t["AffineGrid"] = [](const NodeContext& c) {
+    const std::vector<int64_t> size = c.const_ints(1, "the output size");
+    c.check(size.size() >= 3 && size[0] == c.shape(0)[0], "input 'size' ", ir::shape_to_string(size),
+            " must be [N, C, spatial...] with theta's N");
+    return std::vector<te::Tensor>{ops::affine_grid(c.in(0), {size.begin() + 2, size.end()},
+                                                    c.attr_int("align_corners", 0) != 0, c.out_name())};
+  };
 }
 
 }  // namespace tunectl::graph

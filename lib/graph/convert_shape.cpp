@@ -466,6 +466,16 @@ void add_shape_converters(ConverterTable& t) {
     c.check(c.shape(0).size() >= 2, "needs an input of rank 2 or more");
     return std::vector<te::Tensor>{ops::trilu(c.in(0), c.attr_int("upper", 1) != 0, k, c.out_name())};
   };
+  t["ReverseSequence"] = [](const NodeContext& c) {
+    const auto rank = static_cast<int64_t>(c.shape(0).size());
+    auto axis = [&](const char* name, int64_t fallback) {
+      const int64_t a = c.attr_int(name, fallback);
+      c.check(a >= -rank && a < rank, "attribute '", name, "' = ", a, " is out of range for rank ", rank);
+      return a < 0 ? a + rank : a;
+    };
+    return std::vector<te::Tensor>{
+        ops::reverse_sequence(c.in(0), c.in(1), axis("batch_axis", 1), axis("time_axis", 0), c.out_name())};
+  };
   t["Identity"] = convert_copy;
   t["Dropout"] = convert_dropout;
   t["Flatten"] = convert_flatten;

@@ -179,7 +179,8 @@ void make_opaque(onnx::NodeProto& node, onnx::GraphProto& graph) {
 const std::map<std::string, int>& ops_newer_than_library() {
   static const std::map<std::string, int> ops = {
       {"Mish", 18},       {"GroupNormalization", 18}, {"CenterCropPad", 18}, {"BitwiseAnd", 18},
-      {"BitwiseOr", 18},  {"BitwiseXor", 18},         {"BitwiseNot", 18},    {"Gelu", 20}};
+      {"BitwiseOr", 18},  {"BitwiseXor", 18},         {"BitwiseNot", 18},    {"Gelu", 20},
+      {"AffineGrid", 20}};
   return ops;
 }
 
@@ -274,7 +275,7 @@ void downgrade_to_library_opset(onnx::ModelProto& model, int opset) {
       // check_known_types refused above: a no-op for every other cast.
       remove_attribute(node, "saturate");
     } else if (node.op_type() == "CenterCropPad" || node.op_type() == "BitwiseAnd" || node.op_type() == "BitwiseOr" ||
-               node.op_type() == "BitwiseXor") {
+               node.op_type() == "BitwiseXor" || node.op_type() == "AffineGrid") {
       make_opaque(node, *graph);  // no schema in the library; the shape (cropped, broadcast) is left to tunectl
     } else if (ops_newer_than_library().count(node.op_type())) {
       // No schema in the library; the output has the input's type and shape,
