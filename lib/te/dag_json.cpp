@@ -258,8 +258,10 @@ class ExprReader {
         std::vector<ir::Expr> args;
         for (size_t k = 2; k < j.size(); ++k) {
           args.push_back(sub(k));
-          user_check(ir::is_float(args.back().dtype()) && args.back().dtype() == args[0].dtype(), at(k), ": ", fname,
-                     " argument of type ", ir::to_string(args.back().dtype()), " (needs one float type)");
+          const ir::DType t = args.back().dtype();
+          const bool takes = ir::is_bit_func(f) ? ir::is_int(t) : ir::is_float(t);
+          user_check(takes && t == args[0].dtype(), at(k), ": ", fname, " argument of type ", ir::to_string(t),
+                     ir::is_bit_func(f) ? " (needs one integer type)" : " (needs one float type)");
         }
         return ir::make_call(f, std::move(args));
       }

@@ -140,7 +140,7 @@ TEST_CASE("every math function compiles with NVRTC and computes the reference", 
   const target::Target sm90 = schedule::cuda_target("sm_90");
   std::vector<std::pair<ir::MathFunc, ir::DType>> cases;
 #define TUNECTL_MATH_CASE(name, arity) \
-  if (arity == 1) cases.emplace_back(ir::MathFunc::name, ir::DType::Float32);
+  if (arity == 1) cases.emplace_back(ir::MathFunc::name, ir::is_bit_func(ir::MathFunc::name) ? ir::DType::Int32 : ir::DType::Float32);
   TUNECTL_MATH_FUNCS(TUNECTL_MATH_CASE)
 #undef TUNECTL_MATH_CASE
   cases.emplace_back(ir::MathFunc::abs, ir::DType::Int64);

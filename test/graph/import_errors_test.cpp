@@ -108,12 +108,12 @@ TEST_CASE("import errors: operators, domains, opsets and attributes", "[error]")
     CHECK_THROWS_WITH(partition(import_onnx(dir.file("m.onnx"))),
                       Catch::Contains("node 'mod' (Mod): attribute 'fmod' = 0 takes integers"));
   }
-  SECTION("cubic resize") {
+  SECTION("unknown resize mode") {
     auto* n = test::add_node(m, "Resize", {"x", "", "scales"}, {"y"}, "resize");
     auto* mode = n->add_attribute();
     mode->set_name("mode");
     mode->set_type(onnx::AttributeProto::STRING);
-    mode->set_s("cubic");
+    mode->set_s("lanczos");
     auto* scales = m.mutable_graph()->add_initializer();
     scales->set_name("scales");
     scales->set_data_type(onnx::TensorProto::FLOAT);
@@ -122,7 +122,7 @@ TEST_CASE("import errors: operators, domains, opsets and attributes", "[error]")
     scales->add_float_data(1.0f);
     test::save_model(m, dir.file("m.onnx"));
     CHECK_THROWS_WITH(partition(import_onnx(dir.file("m.onnx"))),
-                      Catch::Contains("node 'resize' (Resize): attribute 'mode' = 'cubic' is not supported"));
+                      Catch::Contains("node 'resize' (Resize): attribute 'mode' = 'lanczos' is not supported"));
   }
   SECTION("shape mismatch") {
     auto* b = m.mutable_graph()->add_initializer();
