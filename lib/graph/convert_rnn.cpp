@@ -71,8 +71,9 @@ Direction run_direction(const NodeContext& c, const Layer& l, int64_t d) {
   const std::string base = c.out_name(1) + "_d" + std::to_string(d);
   const Expr dir = ir::make_int(d);
   auto act = [&](int k, Expr v) {
-    return activate(c, l.activations[static_cast<size_t>(d) * (l.cell == Cell::Rnn ? 1 : l.cell == Cell::Gru ? 2 : 3) + k],
-                    std::move(v), l.clip);
+    const size_t per_direction = l.activations.size() / static_cast<size_t>(l.dirs);
+    return activate(c, l.activations[static_cast<size_t>(d) * per_direction + static_cast<size_t>(k)], std::move(v),
+                    l.clip);
   };
   // Wb + Rb of row n of the stacked gates.
   auto b = [&](Expr n) -> Expr {

@@ -21,6 +21,11 @@ const std::set<std::string> kReduceAxesInput18 = {"ReduceMean",      "ReduceMax"
                                                    "ReduceProd",      "ReduceL1",   "ReduceL2",
                                                    "ReduceLogSum",    "ReduceLogSumExp", "ReduceSumSquare"};
 
+// Operators newer than the library whose output shape is not their first
+// input's (cropped, broadcast, a grid): left to tunectl's own inference.
+const std::set<std::string> kNewerOpsOfOtherShapes = {"CenterCropPad", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
+                                                      "AffineGrid"};
+
 // Constant tensors by value name: initializers and Constant outputs.
 std::map<std::string, onnx::TensorProto> constant_tensors(const onnx::GraphProto& graph) {
   std::map<std::string, onnx::TensorProto> result;
@@ -274,9 +279,8 @@ void downgrade_to_library_opset(onnx::ModelProto& model, int opset) {
       // Opset 19's saturate only concerns casts to float8 types, which
       // check_known_types refused above: a no-op for every other cast.
       remove_attribute(node, "saturate");
-    } else if (node.op_type() == "CenterCropPad" || node.op_type() == "BitwiseAnd" || node.op_type() == "BitwiseOr" ||
-               node.op_type() == "BitwiseXor" || node.op_type() == "AffineGrid") {
-      make_opaque(node, *graph);  // no schema in the library; the shape (cropped, broadcast) is left to tunectl
+    } else if (kNewerOpsOfOtherShapes.count(node.op_type())) {
+      make_opaque(node, *graph);
     } else if (ops_newer_than_library().count(node.op_type())) {
       // No schema in the library; the output has the input's type and shape,
       // as Identity's.
