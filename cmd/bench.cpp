@@ -46,7 +46,7 @@ void register_bench(CLI::App& app) {
   sub->add_flag("--core", o->core,
                 "hand-scheduled fp32 matmul rows (naive, hand schedule, oneDNN; with a cuda target: a hand GPU "
                 "schedule and cuBLAS) instead of the suite");
-  sub->add_option("--size", o->size, "--core: matmul size M = N = K (multiple of 32)");
+  sub->add_option("--size", o->size, "--core: matmul size M = N = K (multiple of 32; of 128 with a cuda target)");
   sub->add_option("--log", o->log, "model: a tuning log; its best records give the tuned schedules");
   add_model_input_options(sub, o->model_inputs, "model: ");
   sub->add_flag("--profile", o->profile, "model: print the time of every subgraph (last run)");

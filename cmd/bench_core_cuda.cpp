@@ -23,20 +23,22 @@ namespace tunectl::cmd {
 
 namespace {
 
-// Blocks of 32x32 outputs, 128 threads of 4x2 accumulators, k in steps of
-// 8 with A's 32x8 and B's 8x32 tiles in shared memory (stages: A, A.shared,
-// B, B.shared, matmul.local, matmul once all steps are in).
+// Blocks of 128x128 outputs, 256 threads of 2x2 vthreads of 4x4
+// accumulators (8x8 outputs per thread, the vthreads' rows and columns 64
+// apart), k in steps of 8 with A's 128x8 and B's 8x128 tiles in shared
+// memory, filled with float4 loads (stages: A, A.shared, B, B.shared,
+// matmul.local, matmul once all steps are in). n must be a multiple of 128.
 std::string hand_gpu_matmul_steps(int64_t n) {
   const std::string s = std::to_string(n), s2 = std::to_string(n * n);
   return R"([["CHW", 2, "local"],
-    ["SP", 3, 0, )" + s + R"(, [1, 8, 4], true], ["SP", 3, 4, )" + s + R"(, [1, 16, 2], true],
+    ["SP", 3, 0, )" + s + R"(, [2, 16, 4], true], ["SP", 3, 4, )" + s + R"(, [2, 16, 4], true],
     ["RE", 3, [0, 4, 1, 5, 2, 6, 3, 7]], ["FU", 3, [0, 1]], ["FU", 3, [1, 2]], ["FU", 3, [2, 3]],
     ["AN", 3, 0, "blockIdx.x"], ["AN", 3, 1, "vthread"], ["AN", 3, 2, "threadIdx.x"],
     ["CA", 2, 3, 2], ["SP", 2, 2, )" + s + R"(, [8], true], ["RE", 2, [2, 3, 0, 1]],
-    ["CHR", 0, "shared", [2]], ["CA", 1, 3, 0], ["FU", 1, [0, 1]], ["SP", 1, 0, )" + s2 + R"(, [128], true],
-    ["AN", 1, 1, "threadIdx.x"],
-    ["CHR", 2, "shared", [3]], ["CA", 3, 4, 0], ["FU", 3, [0, 1]], ["SP", 3, 0, )" + s2 + R"(, [128], true],
-    ["AN", 3, 1, "threadIdx.x"]])";
+    ["CHR", 0, "shared", [2]], ["CA", 1, 3, 0], ["FU", 1, [0, 1]], ["SP", 1, 0, )" + s2 + R"(, [256, 4], true],
+    ["AN", 1, 1, "threadIdx.x"], ["AN", 1, 2, "vectorize"],
+    ["CHR", 2, "shared", [3]], ["CA", 3, 4, 0], ["FU", 3, [0, 1]], ["SP", 3, 0, )" + s2 + R"(, [256, 4], true],
+    ["AN", 3, 1, "threadIdx.x"], ["AN", 3, 2, "vectorize"]])";
 }
 
 // ResNet-50's 3x3 convolution (C = K channels, H = W, pad 1): blocks of 16
@@ -86,7 +88,7 @@ runtime::Timing run_hand_schedule(const BenchOptions& o, std::shared_ptr<const t
 
 void run_bench_core_cuda(const BenchOptions& o) {
   const int64_t n = o.size;
-  user_check(n >= 32 && n % 32 == 0, "bench: --size must be a positive multiple of 32");
+  user_check(n >= 128 && n % 128 == 0, "bench: --size must be a positive multiple of 128 with a cuda target");
   std::printf("fp32 on %s (%s), median of %d repeats (L2 flushed between repeats)\n",
               o.backend->target().gpu.device.c_str(), o.backend->target().str().c_str(), o.repeats);
   std::mt19937_64 rng(o.seed);

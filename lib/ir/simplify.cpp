@@ -340,7 +340,37 @@ class Simplifier : public IRMutator {
         }
       }
     }
+    if (std::optional<AlignedSplit> split = split_aligned(r, c))
+      return floordiv_sum(split->multiple, c / split->d);
     return make_floordiv(re, make_int(c));
+  }
+
+  // r == d * multiple + rest with d > 1 dividing c and 0 <= rest < d, so
+  // that r // c == multiple // (c/d) and r % c == d * (multiple % (c/d)) +
+  // rest: the index of a fused loop split by a divisor of an axis extent,
+  // (4*t + lane) // 8 -> t // 2 with lane in [0, 4). The largest such d.
+  struct AlignedSplit {
+    int64_t d;
+    LinearSum multiple, rest;
+  };
+  std::optional<AlignedSplit> split_aligned(const LinearSum& r, int64_t c) const {
+    std::optional<AlignedSplit> best;
+    for (const LinearTerm& candidate : r.terms()) {
+      const int64_t d = std::gcd(candidate.coeff, c);
+      if (d <= 1 || d == c || (best && best->d >= d)) continue;
+      AlignedSplit split{d, LinearSum(floordiv_int(r.constant(), d)), LinearSum(floormod_int(r.constant(), d))};
+      for (const LinearTerm& t : r.terms()) {
+        if (t.coeff % d == 0) {
+          split.multiple.add_term(t.term, t.coeff / d);
+        } else {
+          split.rest.add_term(t.term, t.coeff);
+        }
+      }
+      const Expr rest = split.rest.to_expr();
+      IntBound rb = bound(rest);
+      if (rb.min >= 0 && rb.max < d) best = std::move(split);
+    }
+    return best;
   }
 
   // x % c for c > 0: multiples of c drop out, a common factor g of the rest
@@ -375,6 +405,12 @@ class Simplifier : public IRMutator {
         const int64_t* m = as_const_int(mod->b);
         if (m && *m > 0 && *m % c == 0) return floormod_sum(LinearSum::from_expr(mod->a), c);
       }
+    }
+    if (std::optional<AlignedSplit> split = split_aligned(r, c)) {
+      LinearSum s = LinearSum::from_expr(floormod_sum(split->multiple, c / split->d));
+      s.scale(split->d);
+      s.add(split->rest);
+      return s.to_expr();
     }
     return make_floormod(re, make_int(c));
   }

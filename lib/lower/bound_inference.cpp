@@ -34,8 +34,11 @@ VarMap<Expr> absolute_root_values(const StageInfo& c) {
   return map;
 }
 
+// Thread and vthread loops: a shared tile serves all of them
+// (inject_virtual_threads.h fills it once for every vthread).
 bool relaxed_in_shared(const Loop& loop) {
-  return loop.kind == ForKind::ThreadBinding && loop.thread_tag.rfind("threadIdx", 0) == 0;
+  return loop.kind == ForKind::ThreadBinding &&
+         (loop.thread_tag.rfind("threadIdx", 0) == 0 || loop.thread_tag == "vthread");
 }
 
 // Union over readers of the read intervals of stage s, per spatial axis;
@@ -43,8 +46,8 @@ bool relaxed_in_shared(const Loop& loop) {
 std::vector<Interval> read_region(const schedule::State& state, const std::vector<StageInfo>& stages, int s) {
   const StageInfo& info = stages[s];
   const Buffer& buffer = state.stages[s].op->buffer;
-  // A shared buffer serves every thread of a block, so thread loops around
-  // the attach point range instead of staying fixed.
+  // A shared buffer serves every thread of a block, so thread and vthread
+  // loops around the attach point range instead of staying fixed.
   VarMap<Interval> relaxed;
   if (buffer->scope == MemScope::Shared) {
     for (const Loop& l : info.enclosing)

@@ -36,7 +36,9 @@ class LaunchChecker : public IRVisitor {
                   " iterations (at most ", kMaxVirtualThreads, ")");
       }
       ++inside_threads_;
+      vthreads_ *= extent->value;
       IRVisitor::visit_For(loop);
+      vthreads_ /= extent->value;
       --inside_threads_;
       return;
     }
@@ -61,8 +63,10 @@ class LaunchChecker : public IRVisitor {
     if (op->buffer->scope == MemScope::Shared) {
       shared_bytes += op->buffer->num_bytes();
     } else {
-      user_check(op->buffer->num_bytes() <= kMaxLocalBytes, "kernel ", kernel_, ": buffer ", op->buffer->name, " of ",
-                 op->buffer->num_bytes(), " bytes is private to each thread (at most ", kMaxLocalBytes,
+      // One copy per enclosing vthread (inject_virtual_threads.h).
+      const int64_t bytes = op->buffer->num_bytes() * vthreads_;
+      user_check(bytes <= kMaxLocalBytes, "kernel ", kernel_, ": buffer ", op->buffer->name, " of ", bytes,
+                 " bytes is private to each thread (at most ", kMaxLocalBytes,
                  "; attach its stage inside the thread loops or cache it in shared memory)");
     }
     allocated_at_[op->buffer.get()] = bound_.size();
@@ -123,6 +127,7 @@ class LaunchChecker : public IRVisitor {
   std::string kernel_;
   LaunchDims dims_;
   int inside_threads_ = 0;
+  int64_t vthreads_ = 1;  // product of the enclosing vthread loops' extents
   std::vector<const ForNode*> bound_;  // open loops bound to blockIdx/threadIdx, outermost first
   std::map<const BufferNode*, size_t> allocated_at_;  // bound_.size() at the allocation
 };

@@ -8,6 +8,7 @@
 #include "ir/printer.h"
 #include "lower/check_gpu_launch.h"
 #include "lower/flatten.h"
+#include "lower/inject_virtual_threads.h"
 #include "lower/insert_barriers.h"
 #include "lower/schedule_to_loops.h"
 #include "lower/simplify_loops.h"
@@ -42,6 +43,7 @@ const std::vector<Pass>& passes_for(target::TargetKind kind) {
       {"flatten_buffers", any_target<flatten_buffers>},
       {"simplify_loops", any_target<simplify_loops>},
       {"check_gpu_launch", check_gpu_launch},
+      {"inject_virtual_threads", any_target<inject_virtual_threads>},
       {"insert_barriers", any_target<insert_barriers>},
   };
   switch (kind) {

@@ -5,6 +5,7 @@
 // order once, in passes_for():
 //   llvm: flatten_buffers (flatten.h) -> simplify_loops (simplify_loops.h)
 //   cuda: the same, then check_gpu_launch (check_gpu_launch.h)
+//         -> inject_virtual_threads (inject_virtual_threads.h)
 //         -> insert_barriers (insert_barriers.h)
 // A pass rewrites the kernel and its packing functions alike.
 // `tunectl compile --emit passes` prints the function after each step; with

@@ -4,6 +4,9 @@
 // launches beyond the target's limits are reported as such.
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <string>
+
 #include "check/reference_check.h"
 #include "ir/error.h"
 #include "ir/functor.h"
@@ -36,6 +39,28 @@ int count_barriers(const ir::Stmt& body) {
   return c.n;
 }
 
+// Elements of every allocation by buffer name, and the shared stores made
+// inside a vthread loop.
+struct Allocations : ir::IRVisitor {
+  std::map<std::string, int64_t> elements;
+  int shared_stores_in_vthreads = 0;
+  int vthread_depth = 0;
+  void visit_Allocate(const ir::AllocateNode* op) override {
+    elements[op->buffer->name] = op->buffer->num_elements();
+    IRVisitor::visit_Allocate(op);
+  }
+  void visit_For(const ir::ForNode* op) override {
+    const bool vthread = op->thread_tag == "vthread";
+    vthread_depth += vthread;
+    IRVisitor::visit_For(op);
+    vthread_depth -= vthread;
+  }
+  void visit_Store(const ir::StoreNode* op) override {
+    if (op->buffer->scope == ir::MemScope::Shared && vthread_depth > 0) ++shared_stores_in_vthreads;
+    IRVisitor::visit_Store(op);
+  }
+};
+
 // What emulating func throws, "" when nothing.
 std::string emulator_error(const LoweredFunc& func, const State& s) {
   try {
@@ -59,6 +84,14 @@ TEST_CASE("GPU matmul with shared tiles, local accumulators and vthreads compute
     // One barrier before the tiles are filled, one before they are read.
     CHECK(count_barriers(f.body) == 2);
     CHECK(emulate_against_reference(f, s) == "");
+    // The 2 x 2 vthreads share the block's 16 x 4 tiles, filled once per k
+    // step outside every vthread loop; each keeps its own 2 x 2 outputs.
+    Allocations a;
+    a.visit(f.body);
+    CHECK(a.elements["A.shared"] == 16 * 4);
+    CHECK(a.elements["B.shared"] == 4 * 16);
+    CHECK(a.elements["matmul.local"] == 4 * 2 * 2);
+    CHECK(a.shared_stores_in_vthreads == 0);
   }
   SECTION("non-divisible tiles are guarded") {
     State s = gpu_matmul(20, 12, 10, {1, 4, 2}, {1, 2, 3}, 3);

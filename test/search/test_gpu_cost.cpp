@@ -61,8 +61,8 @@ TEST_CASE("gpu cost: shared tiles beat reading every operand from global memory"
   const GpuTile t{2, 16, 4};
   const search::GpuCost tiled = cost_of(schedule::gpu_matmul(1024, 1024, 1024, t, t, 8, true));
   const search::GpuCost direct = cost_of(schedule::gpu_matmul(1024, 1024, 1024, t, t, 8, false));
-  // Per vthread (the caches sit inside its loop): 64 rows and 64 columns.
-  CHECK(tiled.shared_bytes_per_block == (64 * 8 + 8 * 64) * 4);
+  // The block's tiles, shared by its vthreads: 128 rows and 128 columns.
+  CHECK(tiled.shared_bytes_per_block == (128 * 8 + 8 * 128) * 4);
   CHECK(direct.shared_bytes_per_block == 0);
   CHECK(tiled.seconds < direct.seconds);
   // 2 x 1024^3 flops at H100's ~67 TFLOP/s peak: no estimate beats 32 us.

@@ -1,0 +1,153 @@
+#include "lower/inject_virtual_threads.h"
+
+#include "ir/functor.h"
+#include "ir/substitute.h"
+
+namespace tunectl::lower {
+
+namespace {
+
+using namespace ir;
+
+bool is_vthread(const ForNode* loop) {
+  return loop->for_kind == ForKind::ThreadBinding && loop->thread_tag == "vthread";
+}
+
+// Whether s mentions var anywhere (indices, values, bounds, conditions).
+bool uses(const Stmt& s, const Var& var) {
+  struct Finder : IRVisitor {
+    const VarNode* target;
+    bool found = false;
+    void visit_Var(const VarNode* op) override { found = found || op == target; }
+  } finder;
+  finder.target = var.node();
+  finder.visit(s);
+  return finder.found;
+}
+
+// Every access to `from` becomes an access to `to` at copy `copy`.
+class ExpandBuffer : public IRMutator {
+ public:
+  ExpandBuffer(const Buffer& from, const Buffer& to, Expr copy)
+      : from_(from), to_(to), offset_(std::move(copy) * make_int(from->num_elements())) {}
+
+ protected:
+  Expr mutate_Load(const Expr& e, const LoadNode* op) override {
+    if (!op->buffer.same_as(from_)) return IRMutator::mutate_Load(e, op);
+    return make_load(to_, {offset_ + mutate(op->indices[0])});
+  }
+  Stmt mutate_Store(const Stmt& s, const StoreNode* op) override {
+    if (!op->buffer.same_as(from_)) return IRMutator::mutate_Store(s, op);
+    return make_store(to_, {offset_ + mutate(op->indices[0])}, mutate(op->value));
+  }
+
+ private:
+  Buffer from_, to_;
+  Expr offset_;
+};
+
+// Pushes one vthread loop (var, extent) into the statement it wraps.
+class VirtualThreadInjector {
+ public:
+  VirtualThreadInjector(const ForNode* loop) : loop_(loop) {}
+
+  Stmt inject(const Stmt& s) {
+    if (!uses(s, loop_->var)) return s;
+    if (!has_shared_part(s)) return wrap(s);
+    switch (s.kind()) {
+      case StmtKind::Seq: {
+        std::vector<Stmt> stmts;
+        for (const Stmt& x : s.as<SeqNode>()->stmts) stmts.push_back(inject(x));
+        return make_seq(std::move(stmts));
+      }
+      case StmtKind::For: {
+        const auto* op = s.as<ForNode>();
+        if (uses_var(op->min, loop_->var) || uses_var(op->extent, loop_->var)) return wrap(s);
+        return make_for(op->var, op->min, op->extent, op->for_kind, inject(op->body), op->thread_tag);
+      }
+      case StmtKind::IfThenElse: {
+        const auto* op = s.as<IfThenElseNode>();
+        if (uses_var(op->cond, loop_->var)) return wrap(s);
+        return make_if(op->cond, inject(op->then_case), op->else_case ? inject(op->else_case) : Stmt());
+      }
+      case StmtKind::Allocate: {
+        const auto* op = s.as<AllocateNode>();
+        return make_allocate(op->buffer, inject(op->body));
+      }
+      default: return wrap(s);
+    }
+  }
+
+  // Copies per vthread of the thread's own buffers allocated in s.
+  Stmt expand_private_buffers(const Stmt& s) const {
+    const auto* op = s.as<AllocateNode>();
+    if (op == nullptr) {
+      if (const auto* seq = s.as<SeqNode>()) {
+        std::vector<Stmt> stmts;
+        for (const Stmt& x : seq->stmts) stmts.push_back(expand_private_buffers(x));
+        return make_seq(std::move(stmts));
+      }
+      if (const auto* loop = s.as<ForNode>())
+        return make_for(loop->var, loop->min, loop->extent, loop->for_kind, expand_private_buffers(loop->body),
+                        loop->thread_tag);
+      if (const auto* branch = s.as<IfThenElseNode>()) {
+        return make_if(branch->cond, expand_private_buffers(branch->then_case),
+                       branch->else_case ? expand_private_buffers(branch->else_case) : Stmt());
+      }
+      return s;
+    }
+    Stmt body = expand_private_buffers(op->body);
+    if (op->buffer->scope != MemScope::Local) return make_allocate(op->buffer, body);
+    std::vector<int64_t> shape = op->buffer->shape;
+    shape.insert(shape.begin(), extent());
+    Buffer copies(op->buffer->name, op->buffer->dtype, shape, MemScope::Local);
+    return make_allocate(copies, ExpandBuffer(op->buffer, copies, loop_->var).mutate(body));
+  }
+
+ private:
+  int64_t extent() const { return loop_->extent.as<IntImmNode>()->value; }
+
+  // Whether some statement inside s runs the same in every vthread.
+  bool has_shared_part(const Stmt& s) const {
+    if (!uses(s, loop_->var)) return true;
+    switch (s.kind()) {
+      case StmtKind::Seq:
+        for (const Stmt& x : s.as<SeqNode>()->stmts)
+          if (has_shared_part(x)) return true;
+        return false;
+      case StmtKind::For: return has_shared_part(s.as<ForNode>()->body);
+      case StmtKind::IfThenElse: {
+        const auto* op = s.as<IfThenElseNode>();
+        return has_shared_part(op->then_case) || (op->else_case && has_shared_part(op->else_case));
+      }
+      case StmtKind::Allocate: return has_shared_part(s.as<AllocateNode>()->body);
+      default: return false;
+    }
+  }
+
+  Stmt wrap(const Stmt& s) const {
+    return make_for(loop_->var, loop_->min, loop_->extent, loop_->for_kind, s, loop_->thread_tag);
+  }
+
+  const ForNode* loop_;
+};
+
+class Injector : public IRMutator {
+ protected:
+  Stmt mutate_For(const Stmt& s, const ForNode* op) override {
+    Stmt body = mutate(op->body);  // inner vthread loops first
+    if (!is_vthread(op)) return body.same_as(op->body) ? s : make_for(op->var, op->min, op->extent, op->for_kind,
+                                                                         body, op->thread_tag);
+    VirtualThreadInjector injector(op);
+    return injector.inject(injector.expand_private_buffers(body));
+  }
+};
+
+}  // namespace
+
+LoweredFunc inject_virtual_threads(LoweredFunc func) {
+  func.body = Injector().mutate(func.body);
+  return func;
+}
+
+}  // namespace tunectl::lower
