@@ -24,8 +24,8 @@
 #include "baseline/onednn_dense.h"
 #include "baseline/onednn_matmul.h"
 #include "check/reference_check.h"
-#include "cmd/bench.h"
 #include "backend/backend.h"
+#include "cmd/bench_suite.h"
 #include "graph/import.h"
 #include "graph/partition.h"
 #include "graph/passes.h"
@@ -101,13 +101,6 @@ std::vector<SuiteEntry> suite_entries() {
   return e;
 }
 
-tasks::Task single_task(const std::string& path) {
-  graph::Graph g = graph::simplify_graph(graph::import_onnx(path, {}));
-  std::vector<tasks::Task> tasks = tasks::extract_tasks(graph::partition(g));
-  user_check(tasks.size() == 1, "bench: ", path, " must make exactly one task, not ", tasks.size());
-  return std::move(tasks.front());
-}
-
 // The convolution task of a one-convolution model in channel blocks of
 // `block` (--layout nchwc): blocked data in and out (the model's other tasks
 // are the transforms of its input and output).
@@ -121,53 +114,10 @@ tasks::Task blocked_conv_task(const std::string& path, int64_t block) {
   return std::move(*conv);
 }
 
-struct Row {
-  std::string workload;
-  std::string note;      // "tuned", "untuned" or "no tuning log"
-  double tunectl_s = 0;  // 0 when not timed
-  double onednn_s = 0;
-  double flops = 0;
-  int trials = 0;
-};
-
-void print_rows(const std::vector<Row>& rows) {
-  std::printf("\n%-31s %-14s %11s %9s %11s %9s %9s %7s\n", "workload", "schedule", "tunectl ms", "GFLOP/s", "oneDNN ms",
-              "GFLOP/s", "ratio", "trials");
-  for (const Row& r : rows) {
-    std::printf("%-31s %-14s ", r.workload.c_str(), r.note.c_str());
-    if (r.tunectl_s > 0) {
-      std::printf("%11.3f %9.1f ", r.tunectl_s * 1e3, r.flops / r.tunectl_s * 1e-9);
-    } else {
-      std::printf("%11s %9s ", "-", "-");
-    }
-    std::printf("%11.3f %9.1f ", r.onednn_s * 1e3, r.flops / r.onednn_s * 1e-9);
-    if (r.tunectl_s > 0) {
-      std::printf("%8.2fx ", r.onednn_s / r.tunectl_s);
-    } else {
-      std::printf("%9s ", "-");
-    }
-    std::printf("%7d\n", r.trials);
-  }
-  std::printf("ratio = oneDNN time / tunectl time (> 1: tunectl is faster)\n");
-}
-
-// The task's best kernel from the logs, or with --untuned its default one;
-// null (row.note "no tuning log") when there is neither.
-std::unique_ptr<runtime::Kernel> row_kernel(const tasks::Task& task, const TuningLogs& logs,
-                                            const backend::Backend& backend, const BenchOptions& o, Row& row) {
-  if (auto it = logs.trials.find(task.workload_key); it != logs.trials.end()) row.trials = it->second;
-  auto best = logs.best.find(task.workload_key);
-  if (best == logs.best.end() && !o.untuned) return nullptr;
-  std::vector<schedule::Step> steps;
-  if (best != logs.best.end()) steps = best->second.steps;
-  row.note = best != logs.best.end() ? "tuned" : "untuned";
-  return backend.build(lower::lower(schedule::replay(task.dag, steps), task.name));
-}
-
 // Times oneDNN alone (no kernel) or interleaved with the kernel on args
 // (weights prepacked before timing, as oneDNN's are when its primitive is
 // built) into the row.
-void time_row(Row& row, const std::function<void()>& onednn, runtime::Kernel* kernel,
+void time_row(SuiteRow& row, const std::function<void()>& onednn, runtime::Kernel* kernel,
               const std::vector<runtime::NDArray*>& args, const BenchOptions& o) {
   runtime::TimingOptions timing;
   timing.repeats = o.repeats;
@@ -175,7 +125,7 @@ void time_row(Row& row, const std::function<void()>& onednn, runtime::Kernel* ke
   // cores from the tunectl kernel timed next (nor ours from oneDNN).
   timing.settle_seconds = 0.05;
   if (!kernel) {
-    row.onednn_s = runtime::time_function(onednn, timing).median();
+    row.vendor_s = runtime::time_function(onednn, timing).median();
     return;
   }
   std::vector<runtime::NDArray> packed;
@@ -183,7 +133,7 @@ void time_row(Row& row, const std::function<void()>& onednn, runtime::Kernel* ke
   // A default schedule runs for seconds; three repeats say enough about it.
   if (row.note == "untuned") timing.repeats = std::min(o.repeats, 3);
   std::vector<runtime::Timing> t = runtime::time_interleaved({onednn, [&] { kernel->run(raw.data()); }}, timing);
-  row.onednn_s = t[0].median();
+  row.vendor_s = t[0].median();
   row.tunectl_s = t[1].median();
 }
 
@@ -196,7 +146,7 @@ std::vector<runtime::NDArray*> arguments(std::vector<runtime::NDArray>& inputs, 
 
 // The entry's NCHW row: the kernel checked against oneDNN's output on the
 // same inputs, both timed with NCHW data in and out.
-Row bench_entry(const SuiteEntry& entry, const std::string& path, const TuningLogs& logs,
+SuiteRow bench_entry(const SuiteEntry& entry, const std::string& path, const TuningLogs& logs,
                 const backend::Backend& backend, const BenchOptions& o) {
   tasks::Task task = single_task(path);
   const auto& placeholders = task.dag->placeholders();
@@ -205,14 +155,14 @@ Row bench_entry(const SuiteEntry& entry, const std::string& path, const TuningLo
     user_check(placeholders[i]->shape() == entry.input_shapes[i], "bench: ", path, " input ", i,
                " does not have the suite's shape");
   }
-  Row row{entry.file.substr(0, entry.file.rfind('.')), "no tuning log", 0, 0, task.flops, 0};
+  SuiteRow row{entry.file.substr(0, entry.file.rfind('.')), "no tuning log", 0, 0, task.flops, 0};
   std::vector<runtime::NDArray> inputs = check::check_inputs(*task.dag, o.seed);
   const te::Tensor& output = task.dag->outputs().at(0);
   std::vector<runtime::NDArray> expected;
   expected.emplace_back(output->dtype(), output->shape());
   Baseline onednn = entry.make_baseline(inputs);
   auto run_onednn = [&] { onednn(inputs, expected[0]); };
-  std::unique_ptr<runtime::Kernel> kernel = row_kernel(task, logs, backend, o, row);
+  std::unique_ptr<runtime::Kernel> kernel = suite_row_kernel(task, logs, backend, o, row);
   std::vector<runtime::NDArray> outputs = check::poisoned_outputs(*task.dag);
   std::vector<runtime::NDArray*> args = arguments(inputs, outputs);
   if (kernel) {
@@ -228,14 +178,14 @@ Row bench_entry(const SuiteEntry& entry, const std::string& path, const TuningLo
 // The entry's channel-blocked row (convolutions): the blocked task's kernel,
 // checked against the reference evaluator, against oneDNN in its own
 // layouts, neither timing a reorder, as between two layers of a network.
-Row bench_blocked_entry(const SuiteEntry& entry, const std::string& path, const TuningLogs& logs,
+SuiteRow bench_blocked_entry(const SuiteEntry& entry, const std::string& path, const TuningLogs& logs,
                         const backend::Backend& backend, const BenchOptions& o) {
   const int64_t block = backend.target().vector_lanes;
   tasks::Task task = blocked_conv_task(path, block);
-  Row row{entry.file.substr(0, entry.file.rfind('.')) + " nchw" + std::to_string(block) + "c", "no tuning log", 0, 0,
+  SuiteRow row{entry.file.substr(0, entry.file.rfind('.')) + " nchw" + std::to_string(block) + "c", "no tuning log", 0, 0,
           task.flops, 0};
   std::function<void()> onednn = entry.make_native(check::check_inputs(*single_task(path).dag, o.seed));
-  std::unique_ptr<runtime::Kernel> kernel = row_kernel(task, logs, backend, o, row);
+  std::unique_ptr<runtime::Kernel> kernel = suite_row_kernel(task, logs, backend, o, row);
   std::vector<runtime::NDArray> inputs = check::check_inputs(*task.dag, o.seed);
   std::vector<runtime::NDArray> outputs = check::poisoned_outputs(*task.dag);
   std::vector<runtime::NDArray*> args = arguments(inputs, outputs);
@@ -251,16 +201,57 @@ Row bench_blocked_entry(const SuiteEntry& entry, const std::string& path, const 
 
 }  // namespace
 
+tasks::Task single_task(const std::string& path) {
+  graph::Graph g = graph::simplify_graph(graph::import_onnx(path, {}));
+  std::vector<tasks::Task> tasks = tasks::extract_tasks(graph::partition(g));
+  user_check(tasks.size() == 1, "bench: ", path, " must make exactly one task, not ", tasks.size());
+  return std::move(tasks.front());
+}
+
+void print_suite_rows(const std::vector<SuiteRow>& rows, const std::string& vendor) {
+  std::printf("\n%-31s %-14s %11s %9s %11s %9s %9s %7s\n", "workload", "schedule", "tunectl ms", "GFLOP/s",
+              (vendor + " ms").c_str(), "GFLOP/s", "ratio", "trials");
+  for (const SuiteRow& r : rows) {
+    std::printf("%-31s %-14s ", r.workload.c_str(), r.note.c_str());
+    if (r.tunectl_s > 0) {
+      std::printf("%11.3f %9.1f ", r.tunectl_s * 1e3, r.flops / r.tunectl_s * 1e-9);
+    } else {
+      std::printf("%11s %9s ", "-", "-");
+    }
+    std::printf("%11.3f %9.1f ", r.vendor_s * 1e3, r.flops / r.vendor_s * 1e-9);
+    if (r.tunectl_s > 0) {
+      std::printf("%8.2fx ", r.vendor_s / r.tunectl_s);
+    } else {
+      std::printf("%9s ", "-");
+    }
+    std::printf("%7d\n", r.trials);
+  }
+  std::printf("ratio = %s time / tunectl time (> 1: tunectl is faster)\n", vendor.c_str());
+}
+
+std::unique_ptr<runtime::Kernel> suite_row_kernel(const tasks::Task& task, const TuningLogs& logs,
+                                                  const backend::Backend& backend, const BenchOptions& o,
+                                                  SuiteRow& row) {
+  if (auto it = logs.trials.find(task.workload_key); it != logs.trials.end()) row.trials = it->second;
+  auto best = logs.best.find(task.workload_key);
+  if (best == logs.best.end() && !o.untuned) return nullptr;
+  std::vector<schedule::Step> steps;
+  if (best != logs.best.end()) steps = best->second.steps;
+  row.note = best != logs.best.end() ? "tuned" : "untuned";
+  return backend.build(lower::lower(schedule::replay(task.dag, steps), task.name));
+}
+
 void run_bench_suite(const BenchOptions& o) {
   TuningLogs logs = read_tuning_logs(o.logs, o.target.empty() ? "" : backend::resolve_target(o.target).str());
   if (logs.target.empty()) logs.target = backend::resolve_target("llvm").str();
   std::shared_ptr<const backend::Backend> backend = backend::make_backend(backend::resolve_target(logs.target));
   backend->check_runs_here("bench runs");
+  if (backend->builds_device_code()) return run_bench_suite_cuda(o, logs, *backend);
   std::printf("bench suite: %s against oneDNN, fp32, %d threads, median of %d repeats (caches flushed)\n",
               o.suite.c_str(), runtime::num_threads(), o.repeats);
   std::printf("tuning logs: %s (%zu files, %zu tuned workloads for %s)\n", o.logs.c_str(), logs.files,
               logs.best.size(), logs.target.c_str());
-  std::vector<Row> rows;
+  std::vector<SuiteRow> rows;
   for (const SuiteEntry& entry : suite_entries()) {
     const std::string path = o.suite + "/" + entry.file;
     rows.push_back(bench_entry(entry, path, logs, *backend, o));
@@ -268,7 +259,7 @@ void run_bench_suite(const BenchOptions& o) {
       rows.push_back(bench_blocked_entry(entry, path, logs, *backend, o));
     std::fflush(stdout);
   }
-  print_rows(rows);
+  print_suite_rows(rows, "oneDNN");
 }
 
 }  // namespace tunectl::cmd

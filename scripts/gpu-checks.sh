@@ -7,7 +7,9 @@
 # (scripts/torch_bench.py); a measured tune of the shipped model with its
 # kernels folder, replayed twice (byte-identical) and benched; the
 # hand-written SGEMM and ResNet-50 3x3 convolution against cuBLAS and cuDNN;
-# a measured tune of light ResNet-50 seeded by the constructed log, benched.
+# the bench suite's GPU workloads tuned and benched against cuBLAS/cuDNN
+# (their logs come back, for tuning_logs/); a measured tune of light
+# ResNet-50 seeded by the constructed log, benched.
 #
 # Here (a machine with the -dev packages):
 #   scripts/gpu-bundle.sh && cp -r ../shared/onnx/light build-bundle/ &&
@@ -82,6 +84,21 @@ step replay_twice 90 bash -c "'$t' replay '$out/small_cnn.cuda.json' --kernels '
 step bench_small_cnn 60 "$t" bench models/small_cnn.onnx --target cuda --log "$out/small_cnn.cuda.json"
 
 step bench_core 90 "$t" bench --core --target cuda --size 4096 --repeats 20
+
+# The bench suite's GPU workloads, each tuned measured (the SGEMM twice as
+# long) into OUT_DIR/gpu-checks/logs/, resuming the logs of an earlier call
+# carried in build-bundle/logs/, then benched against cuBLAS/cuDNN.
+mkdir -p "$out/logs"
+[[ -d build-bundle/logs ]] && cp build-bundle/logs/*.json "$out/logs/"
+for name in gemm_4096 conv3x3_resnet conv1x1_resnet conv7x7_stem conv3x3_s2_resnet conv1x1_s2_resnet dense_bert; do
+  seconds=$tune_seconds
+  [[ $name == gemm_4096 ]] && seconds=$((2 * tune_seconds))
+  step "suite_tune_$name" $((seconds + 60)) "$t" tune "models/bench/$name.onnx" --target cuda --trials 1000 \
+    --time-budget "$seconds" --log "$out/logs/$name.cuda.json" --kernels "$work/$name.kernels"
+done
+step suite_bench 180 "$t" bench --target cuda --logs "$out/logs" --repeats 20
+mkdir -p "$work/no-logs"
+step suite_bench_untuned 180 "$t" bench --target cuda --logs "$work/no-logs" --untuned --repeats 20
 
 # Light ResNet-50 measured, each task's search seeded by its constructed program.
 step tune_resnet50 $((3 * tune_seconds + 90)) "$t" tune "$r50" --target cuda --trials 2000 \

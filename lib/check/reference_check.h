@@ -45,6 +45,26 @@ std::vector<runtime::NDArray> poisoned_outputs(const te::ComputeDAG& dag);
 CheckResult compare_outputs(const te::ComputeDAG& dag, const std::vector<runtime::NDArray>& outputs,
                             const std::vector<runtime::NDArray>& expected, const Tolerance& tolerance = {});
 
+// A DAG's reference outputs on some inputs: every element, or for a
+// workload of more than kSampledReferenceFlops (a 4096^3 GEMM: minutes of
+// interpretation) the elements of each output at sampled positions, its
+// borders (every element with some index first or last, where guards and
+// partial tiles go wrong; at most kBorderSamples) and kRandomSamples more,
+// the same for a seed. The other ops are evaluated whole.
+constexpr double kSampledReferenceFlops = 8e9;
+constexpr int64_t kBorderSamples = 1 << 16;
+constexpr int64_t kRandomSamples = 1 << 14;
+struct ReferenceOutputs {
+  std::vector<runtime::NDArray> values;         // one per output, meaningful at `positions` when sampled
+  std::vector<std::vector<int64_t>> positions;  // flat indices per output when sampled; empty: every element
+};
+ReferenceOutputs reference_outputs(const te::ComputeDAG& dag, const std::vector<runtime::NDArray>& inputs,
+                                   uint64_t seed);
+
+// compare_outputs at the reference's positions.
+CheckResult compare_outputs(const te::ComputeDAG& dag, const std::vector<runtime::NDArray>& outputs,
+                            const ReferenceOutputs& expected, const Tolerance& tolerance = {});
+
 CheckResult check_against_reference(const te::ComputeDAG& dag, const KernelRunner& kernel, uint64_t seed,
                                     const Tolerance& tolerance = {});
 

@@ -97,10 +97,13 @@ class VirtualThreadInjector {
       return s;
     }
     Stmt body = expand_private_buffers(op->body);
-    if (op->buffer->scope != MemScope::Local) return make_allocate(op->buffer, body);
+    // Shared buffers serve the whole block; any other allocation inside the
+    // loop (a local cache, an intermediate computed at a thread loop) is
+    // the thread's own.
+    if (op->buffer->scope == MemScope::Shared) return make_allocate(op->buffer, body);
     std::vector<int64_t> shape = op->buffer->shape;
     shape.insert(shape.begin(), extent());
-    Buffer copies(op->buffer->name, op->buffer->dtype, shape, MemScope::Local);
+    Buffer copies(op->buffer->name, op->buffer->dtype, shape, op->buffer->scope);
     return make_allocate(copies, ExpandBuffer(op->buffer, copies, loop_->var).mutate(body));
   }
 

@@ -8,8 +8,9 @@
 // the block. `for k: {fill tiles; for vt: compute}` is the classic result,
 // each thread computing several strided tiles from one shared fill.
 //
-// A buffer private to the thread allocated inside the loop becomes one
-// copy per vthread (the vthread index selects the copy), so it can live
+// A buffer allocated inside the loop that is not shared (a local cache, an
+// intermediate computed at a thread loop) is the thread's own: it becomes
+// one copy per vthread (the vthread index selects the copy), so it can live
 // outside the loop. The vthread loops that remain are unrolled by code
 // generation and stay bound to "vthread" for the analyses after lowering.
 #pragma once

@@ -42,7 +42,8 @@
 // one by one as they come.
 //
 // Reference. The reference outputs of a DAG are computed once in the parent
-// (te::evaluate on check::check_inputs with reference_seed) and cached per
+// (check::reference_outputs, te::evaluate or for a big workload a sample of
+// it, on check::check_inputs with reference_seed) and cached per
 // DAG, so the workers inherit them through fork instead of re-evaluating the
 // interpreter per candidate. A run runs the kernel once on NaN-poisoned
 // outputs, compares with check::Tolerance, then times it on the same buffers
@@ -143,7 +144,7 @@ class Measurer {
   // Inputs (placeholders in DAG order) and reference outputs of one DAG.
   struct Reference {
     std::vector<runtime::NDArray> inputs;
-    std::vector<runtime::NDArray> expected;
+    check::ReferenceOutputs expected;
   };
 
  private:

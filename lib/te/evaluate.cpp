@@ -279,9 +279,11 @@ H combine(ir::ReduceOp op, H acc, H v) {
   internal_fail("bad reduce op");
 }
 
+// Computes t into out: every element, or only those at `positions` (flat
+// row-major indices) when it is not null.
 template <typename H>
 void run_op(const TensorNode& t, const std::unordered_map<const ir::BufferNode*, const NDArray*>& arrays,
-            NDArray& out) {
+            NDArray& out, const std::vector<int64_t>* positions) {
   ir::VarMap<int> slots;
   std::vector<int64_t> spatial;
   for (const auto& a : t.axes) {
@@ -313,13 +315,19 @@ void run_op(const TensorNode& t, const std::unordered_map<const ir::BufferNode*,
     // keep no state, so disjoint ranges run on the thread pool in parallel:
     // the reference of a big task (a 1024^3 GEMM) is computed once per
     // tuning run and would otherwise dominate a short one.
-    auto compute_range = [&](int64_t begin, int64_t end) {
-      std::vector<int64_t> x(spatial.size() + reduce.size(), 0);
-      for (int64_t k = first_reduce - 1, rest = begin; k >= 0; --k) {
+    std::vector<int64_t> x0(spatial.size() + reduce.size(), 0);
+    auto seek = [&](std::vector<int64_t>& x, int64_t flat) {
+      for (int64_t k = first_reduce - 1, rest = flat; k >= 0; --k) {
         x[k] = rest % spatial[k];
         rest /= spatial[k];
       }
-      for (int64_t flat = begin; flat < end; ++flat) {
+    };
+    auto compute_range = [&](int64_t begin, int64_t end) {
+      std::vector<int64_t> x = x0;
+      if (!positions) seek(x, begin);
+      for (int64_t i = begin; i < end; ++i) {
+        const int64_t flat = positions ? (*positions)[i] : i;
+        if (positions) seek(x, flat);
         H v;
         if (r) {
           H acc = identity;
@@ -333,7 +341,7 @@ void run_op(const TensorNode& t, const std::unordered_map<const ir::BufferNode*,
           v = value(x.data());
         }
         dst[flat] = static_cast<S>(v);
-        advance(x.data(), 0, spatial);
+        if (!positions) advance(x.data(), 0, spatial);
       }
     };
     // An error (a read out of range) must reach the caller, not end a worker.
@@ -350,7 +358,7 @@ void run_op(const TensorNode& t, const std::unordered_map<const ir::BufferNode*,
     using Range = decltype(guarded_range);
     tunectl_parallel_for(
         [](void* closure, int64_t begin, int64_t end) { (*static_cast<Range*>(closure))(begin, end); },
-        &guarded_range, total);
+        &guarded_range, positions ? static_cast<int64_t>(positions->size()) : total);
     if (error) std::rethrow_exception(error);
   });
 }
@@ -358,6 +366,13 @@ void run_op(const TensorNode& t, const std::unordered_map<const ir::BufferNode*,
 }  // namespace
 
 std::vector<NDArray> evaluate(const ComputeDAG& dag, const std::vector<NDArray>& inputs) {
+  return evaluate_at(dag, inputs, {});
+}
+
+std::vector<NDArray> evaluate_at(const ComputeDAG& dag, const std::vector<NDArray>& inputs,
+                                 const std::vector<std::vector<int64_t>>& positions) {
+  user_check(positions.empty() || positions.size() == dag.outputs().size(), "evaluate: ", positions.size(),
+             " position lists for ", dag.outputs().size(), " outputs");
   std::vector<Tensor> phs = dag.placeholders();
   user_check(inputs.size() == phs.size(), "evaluate: expected ", phs.size(), " inputs, got ", inputs.size());
   std::unordered_map<const ir::BufferNode*, NDArray> values;
@@ -372,7 +387,10 @@ std::vector<NDArray> evaluate(const ComputeDAG& dag, const std::vector<NDArray>&
   for (const auto& t : dag.ops()) {
     if (t->is_placeholder()) continue;
     NDArray out(t->dtype(), t->shape());
-    with_host_type(t->dtype(), [&](auto tag) { run_op<typename decltype(tag)::type>(*t, arrays, out); });
+    const std::vector<int64_t>* at = nullptr;
+    for (size_t o = 0; o < positions.size(); ++o)
+      if (dag.outputs()[o].get() == t.get()) at = &positions[o];
+    with_host_type(t->dtype(), [&](auto tag) { run_op<typename decltype(tag)::type>(*t, arrays, out, at); });
     auto [it, inserted] = values.emplace(t->buffer.get(), std::move(out));
     arrays[t->buffer.get()] = &it->second;
   }

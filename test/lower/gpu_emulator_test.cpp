@@ -109,6 +109,31 @@ TEST_CASE("GPU matmul with shared tiles, local accumulators and vthreads compute
   }
 }
 
+TEST_CASE("an intermediate computed at a thread loop inside vthreads is private to each vthread",
+          "[gpu-emulator]") {
+  // dense with bias: the matmul (global scope, no cache) computed at the
+  // bias stage's thread loop, which 2 x 2 vthreads enclose: each vthread
+  // needs its own copy of the thread's matmul tile.
+  State s = State::initial(std::make_shared<const te::ComputeDAG>(
+      ops::make_op_dag("dense", {{"M", 16}, {"K", 8}, {"N", 16}})));
+  const int out = stage_named(s, "dense");
+  s.apply(SplitStep{out, 0, 16, {2, 4, 2}});
+  s.apply(SplitStep{out, 4, 16, {2, 4, 2}});
+  s.apply(ReorderStep{out, {0, 4, 1, 5, 2, 6, 3, 7}});
+  s.apply(FuseStep{out, {0, 1}});
+  s.apply(FuseStep{out, {1, 2}});
+  s.apply(FuseStep{out, {2, 3}});
+  s.apply(AnnotationStep{out, 0, "blockIdx.x"});
+  s.apply(AnnotationStep{out, 1, "vthread"});
+  s.apply(AnnotationStep{out, 2, "threadIdx.x"});
+  s.apply(ComputeAtStep{stage_named(s, "dense_matmul"), out, 2});
+  LoweredFunc f = lower(s, "dense", cuda_target());
+  Allocations a;
+  a.visit(f.body);
+  CHECK(a.elements["dense_matmul"] == 4 * 2 * 2);
+  CHECK(emulate_against_reference(f, s) == "");
+}
+
 TEST_CASE("the race detector reports a missing barrier", "[gpu-emulator]") {
   State s = gpu_matmul(32, 32, 24, {2, 4, 2}, {2, 4, 2}, 4);
   // The CPU's passes place no barriers: the same program, unsynchronized.
