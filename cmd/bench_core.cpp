@@ -93,7 +93,7 @@ void run_bench_core(const BenchOptions& o) {
                                    {"tunectl hand schedule", with_size(hand_matmul_steps(), n)}};
   for (const auto& v : variants) {
     schedule::State state = schedule::replay(dag, schedule::steps_from_json(nlohmann::json::parse(v.steps)));
-    std::unique_ptr<runtime::Kernel> kernel = o.backend->build(lower::lower(state, "matmul"));
+    std::unique_ptr<runtime::Kernel> kernel = o.backend->build(lower::lower(state, "matmul", o.backend->target()));
     runtime::NDArray c(ir::DType::Float32, {n, n});
     void* args[] = {a.raw(), b.raw(), c.raw()};
     kernel->run(args);

@@ -238,7 +238,7 @@ std::unique_ptr<runtime::Kernel> suite_row_kernel(const tasks::Task& task, const
   std::vector<schedule::Step> steps;
   if (best != logs.best.end()) steps = best->second.steps;
   row.note = best != logs.best.end() ? "tuned" : "untuned";
-  return backend.build(lower::lower(schedule::replay(task.dag, steps), task.name));
+  return backend.build(lower::lower(schedule::replay(task.dag, steps), task.name, backend.target()));
 }
 
 void run_bench_suite(const BenchOptions& o) {

@@ -103,11 +103,16 @@ void run_compile(const CompileOptions& o) {
     std::printf("wrote %s (symbol %s)\n", o.object_path.c_str(), func.name.c_str());
   }
   if (o.check) {
-    const backend::CheckRun run = backend::check_run(*backend, func);
-    check::CheckResult r = check::check_against_reference(dag, run.run, o.seed);
+    const backend::CheckRun run = backend::check_run(*backend, func, check::emulate_in_part(dag));
+    check::CheckResult r = check::check_against_reference(dag, run.run, o.seed, {}, run.partial);
     user_check(r.ok, "check failed: ", r.message);
-    std::printf("check: output matches the reference (%.3f GFLOP per call)%s\n", dag.flop_count() * 1e-9,
-                run.emulated_because ? (" in the emulator: " + *run.emulated_because).c_str() : "");
+    const std::string how = check::is_sampled(dag) || run.partial ? " at sampled elements" : "";
+    const std::string where = run.partial ? " in the emulator, " + std::to_string(backend::kSampledBlocks) +
+                                                " blocks of the grid: " + *run.emulated_because
+                              : run.emulated_because ? " in the emulator: " + *run.emulated_because
+                                                     : "";
+    std::printf("check: output matches the reference%s (%.3f GFLOP per call)%s\n", how.c_str(),
+                dag.flop_count() * 1e-9, where.c_str());
   }
 }
 

@@ -35,10 +35,21 @@ void Backend::check_runs_here(const std::string& what) const {
     user_fail(what, " code for target '", target_.str(), "', but ", *why);
 }
 
-CheckRun check_run(const Backend& backend, const lower::LoweredFunc& func) {
+bool Backend::emulate_sample(const lower::LoweredFunc& func, const std::vector<runtime::NDArray*>& args,
+                             int64_t) const {
+  emulate(func, args);
+  return false;
+}
+
+CheckRun check_run(const Backend& backend, const lower::LoweredFunc& func, bool sample) {
   CheckRun c;
   c.emulated_because = backend.why_not_here();
-  if (c.emulated_because) {
+  if (c.emulated_because && sample && backend.builds_device_code()) {
+    c.partial = true;
+    c.run = [&backend, &func](const std::vector<runtime::NDArray*>& args) {
+      backend.emulate_sample(func, args, kSampledBlocks);
+    };
+  } else if (c.emulated_because) {
     c.run = [&backend, &func](const std::vector<runtime::NDArray*>& args) { backend.emulate(func, args); };
   } else {
     std::shared_ptr<runtime::Kernel> kernel = backend.build(func);

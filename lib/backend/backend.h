@@ -64,6 +64,12 @@ class Backend {
   // for llvm, the GPU emulator (lower/gpu_emulator.h) for cuda. args in
   // LoweredFunc::args order, packed inputs in their placeholder layout.
   virtual void emulate(const lower::LoweredFunc& func, const std::vector<runtime::NDArray*>& args) const = 0;
+  // emulate() of a sample of the work where the target's code has one to
+  // take (a GPU kernel's grid: `max_blocks` of its blocks, gpu_emulator.h),
+  // leaving the rest of the outputs as they were; whether it sampled. For
+  // checks of kernels too big to emulate whole.
+  virtual bool emulate_sample(const lower::LoweredFunc& func, const std::vector<runtime::NDArray*>& args,
+                              int64_t max_blocks) const;
 
  private:
   target::Target target_;
@@ -72,11 +78,16 @@ class Backend {
 // How checks run func on host arrays (LoweredFunc::args order, packed
 // inputs in their placeholder layout): the kernel build() makes when this
 // machine runs the target's code, else the backend's emulate().
+// With `sample` (a workload too big to emulate whole, check::emulate_in_part),
+// an emulated run covers kSampledBlocks blocks of a GPU kernel: `partial`
+// says so, and the check compares the outputs those blocks wrote.
 struct CheckRun {
   std::function<void(const std::vector<runtime::NDArray*>&)> run;
   std::optional<std::string> emulated_because;  // why_not_here() when emulated
+  bool partial = false;
 };
-CheckRun check_run(const Backend& backend, const lower::LoweredFunc& func);
+constexpr int64_t kSampledBlocks = 8;
+CheckRun check_run(const Backend& backend, const lower::LoweredFunc& func, bool sample = false);
 
 // A kernel that runs func in the backend's emulate() on copies of its
 // arguments: slow, but it runs a target's code (a whole model's, with

@@ -112,4 +112,12 @@ void CudaBackend::emulate(const lower::LoweredFunc& func, const std::vector<runt
   lower::run_with_packing(func, args, lower::emulate_gpu);
 }
 
+bool CudaBackend::emulate_sample(const lower::LoweredFunc& func, const std::vector<runtime::NDArray*>& args,
+                                 int64_t max_blocks) const {
+  lower::run_with_packing(func, args, [max_blocks](const lower::LoweredFunc& f, const std::vector<runtime::NDArray*>& a) {
+    lower::emulate_gpu_blocks(f, a, max_blocks);
+  });
+  return true;
+}
+
 }  // namespace tunectl::backend

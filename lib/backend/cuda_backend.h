@@ -35,6 +35,8 @@ class CudaBackend final : public Backend {
   schedule::State default_schedule(std::shared_ptr<const te::ComputeDAG> dag) const override;
   std::optional<std::string> why_not_here() const override;
   void emulate(const lower::LoweredFunc& func, const std::vector<runtime::NDArray*>& args) const override;
+  bool emulate_sample(const lower::LoweredFunc& func, const std::vector<runtime::NDArray*>& args,
+                      int64_t max_blocks) const override;
 };
 
 // The default arch of `cuda` on a machine without a GPU.

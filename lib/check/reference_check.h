@@ -65,8 +65,22 @@ ReferenceOutputs reference_outputs(const te::ComputeDAG& dag, const std::vector<
 CheckResult compare_outputs(const te::ComputeDAG& dag, const std::vector<runtime::NDArray>& outputs,
                             const ReferenceOutputs& expected, const Tolerance& tolerance = {});
 
+// Whether dag's reference is sampled (more than kSampledReferenceFlops).
+bool is_sampled(const te::ComputeDAG& dag);
+
+// Whether an emulated GPU kernel of dag is run for part of its grid
+// (backend::CheckRun): past kWholeEmulationFlops, a whole emulation takes
+// minutes (the emulator runs ~10 MFLOP/s); a few blocks take seconds.
+constexpr double kWholeEmulationFlops = 5e7;
+bool emulate_in_part(const te::ComputeDAG& dag);
+
+// Runs the kernel on seeded random inputs and compares its outputs with
+// reference_outputs. A `partial` run (an emulation of part of a GPU
+// kernel's grid, backend::CheckRun) is compared where it wrote: at the
+// elements of its float outputs that are no longer NaN, up to
+// kBorderSamples + kRandomSamples of them evenly spaced; writing none fails.
 CheckResult check_against_reference(const te::ComputeDAG& dag, const KernelRunner& kernel, uint64_t seed,
-                                    const Tolerance& tolerance = {});
+                                    const Tolerance& tolerance = {}, bool partial = false);
 
 // Raw data pointers of args, for generated kernels' calling convention.
 std::vector<void*> raw_pointers(const std::vector<runtime::NDArray*>& args);

@@ -52,8 +52,8 @@ KernelEntry build_kernel(const log::Record& record, const std::string& dir, cons
 
   entry.launch = backend.launch_config(func);
 
-  const backend::CheckRun run = backend::check_run(backend, func);
-  check::CheckResult check = check::check_against_reference(*dag, run.run, kCheckSeed);
+  const backend::CheckRun run = backend::check_run(backend, func, check::emulate_in_part(*dag));
+  check::CheckResult check = check::check_against_reference(*dag, run.run, kCheckSeed, {}, run.partial);
   user_check(check.ok, "the kernel computes a wrong answer", run.emulated_because ? " in the emulator" : "", ": ",
              check.message);
 

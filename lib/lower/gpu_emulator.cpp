@@ -1,5 +1,6 @@
 #include "lower/gpu_emulator.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -143,7 +144,7 @@ void run_block(Block& block, const LoweredFunc& func, const std::vector<runtime:
 
 }  // namespace
 
-void emulate_gpu(const LoweredFunc& func, const std::vector<runtime::NDArray*>& args) {
+void emulate_gpu_blocks(const LoweredFunc& func, const std::vector<runtime::NDArray*>& args, int64_t max_blocks) {
   internal_check(args.size() == func.args.size(), "emulate_gpu ", func.name, ": ", args.size(), " arrays for ",
                  func.args.size(), " arguments");
   for (size_t i = 0; i < args.size(); ++i) {
@@ -151,19 +152,23 @@ void emulate_gpu(const LoweredFunc& func, const std::vector<runtime::NDArray*>& 
                    "emulate_gpu ", func.name, ": array ", i, " does not match argument ", func.args[i]->name);
   }
   const LaunchDims dims = launch_dims(func);
+  const int64_t total = dims.grid[0] * dims.grid[1] * dims.grid[2];
+  const int64_t runs = max_blocks > 1 ? std::min(max_blocks, total) : total;
   LockstepThreads lockstep(static_cast<size_t>(dims.threads_per_block()));
   Block block;
   block.threads = dims.block;
-  for (int64_t z = 0; z < dims.grid[2]; ++z) {
-    for (int64_t y = 0; y < dims.grid[1]; ++y) {
-      for (int64_t x = 0; x < dims.grid[0]; ++x) {
-        block.index = {x, y, z};
-        block.epoch = 1;
-        block.shared.clear();
-        run_block(block, func, args, lockstep);
-      }
-    }
+  for (int64_t k = 0; k < runs; ++k) {
+    // Blocks in launch order (x fastest), evenly spaced, first and last.
+    const int64_t linear = runs == total ? k : k * (total - 1) / (runs - 1);
+    block.index = {linear % dims.grid[0], linear / dims.grid[0] % dims.grid[1], linear / (dims.grid[0] * dims.grid[1])};
+    block.epoch = 1;
+    block.shared.clear();
+    run_block(block, func, args, lockstep);
   }
+}
+
+void emulate_gpu(const LoweredFunc& func, const std::vector<runtime::NDArray*>& args) {
+  emulate_gpu_blocks(func, args, 0);
 }
 
 }  // namespace tunectl::lower

@@ -36,4 +36,10 @@ struct EmulatorError : std::runtime_error {
 // dtypes, else InternalError).
 void emulate_gpu(const LoweredFunc& func, const std::vector<runtime::NDArray*>& args);
 
+// The same for a sample of the grid: `max_blocks` blocks evenly spaced in
+// launch order, the first and the last among them (every block when the
+// grid has no more). For kernels too big to emulate whole; the outputs of
+// the other blocks are left as they were.
+void emulate_gpu_blocks(const LoweredFunc& func, const std::vector<runtime::NDArray*>& args, int64_t max_blocks);
+
 }  // namespace tunectl::lower

@@ -4,6 +4,7 @@
 // launches beyond the target's limits are reported as such.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -132,6 +133,37 @@ TEST_CASE("an intermediate computed at a thread loop inside vthreads is private 
   a.visit(f.body);
   CHECK(a.elements["dense_matmul"] == 4 * 2 * 2);
   CHECK(emulate_against_reference(f, s) == "");
+}
+
+TEST_CASE("a sample of the grid: the first, the last and evenly spaced blocks, checked where they wrote",
+          "[gpu-emulator]") {
+  // 64 x 64 outputs in 16 blocks of 4 x 4 output tiles of 16 x 16.
+  State s = gpu_matmul(64, 64, 16, {1, 4, 4}, {1, 4, 4}, 4);
+  LoweredFunc f = lower(s, "mm", cuda_target());
+  REQUIRE(launch_dims(f).grid[0] == 16);
+  std::vector<runtime::NDArray> in = check::check_inputs(*s.dag, 1);
+  std::vector<runtime::NDArray> out = check::poisoned_outputs(*s.dag);
+  emulate_gpu_blocks(f, {&in[0], &in[1], &out[0]}, 3);
+  // Blocks 0, 7 and 15 of the 4 x 4 grid of tiles (block = row tile * 4 +
+  // column tile): their 3 x 256 elements are written, nothing else.
+  int64_t written = 0;
+  for (int64_t i = 0; i < out[0].num_elements(); ++i) written += !std::isnan(out[0].get(i));
+  CHECK(written == 3 * 16 * 16);
+  CHECK(!std::isnan(out[0].get(0)));            // block 0
+  CHECK(!std::isnan(out[0].get(16 * 64 + 48))); // block 7: rows 16.., columns 48..
+  CHECK(!std::isnan(out[0].get(64 * 64 - 1)));  // block 15
+  CHECK(std::isnan(out[0].get(16)));            // block 1 did not run
+
+  auto partial = [&](bool corrupt) {
+    return [&f, corrupt](const std::vector<runtime::NDArray*>& args) {
+      emulate_gpu_blocks(f, args, 3);
+      if (corrupt) args.back()->set(64 * 64 - 1, args.back()->get(64 * 64 - 1) + 1);
+    };
+  };
+  CHECK(check::check_against_reference(*s.dag, partial(false), 1, {}, true).ok);
+  CHECK_FALSE(check::check_against_reference(*s.dag, partial(true), 1, {}, true).ok);
+  const auto nothing = [](const std::vector<runtime::NDArray*>&) {};
+  CHECK_FALSE(check::check_against_reference(*s.dag, nothing, 1, {}, true).ok);
 }
 
 TEST_CASE("the race detector reports a missing barrier", "[gpu-emulator]") {
