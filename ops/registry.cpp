@@ -4,6 +4,7 @@
 #include <set>
 
 #include "ir/error.h"
+#include "ops/col2im.h"
 #include "ops/conv2d.h"
 #include "ops/einsum.h"
 #include "ops/elemwise.h"
@@ -614,6 +615,25 @@ std::vector<OpEntry> make_entries() {
                  return one(reverse_sequence(input("x", s), te::placeholder("lens", {s[1]}, ir::DType::Int64), 1, 0));
                },
                {{{"shape", {5, 3, 4}}}, {{"shape", {3, 7}}}}});
+  e.push_back({"col2im",
+               [](Params& p) {
+                 Col2ImAttrs a{p.ints("image", {28, 28}), p.ints("block", {3, 3}), {}, {}, {}};
+                 const size_t dims = a.image.size();
+                 a.dilations = p.ints("dilations", std::vector<int64_t>(dims, 1));
+                 a.pads = p.ints("pads", std::vector<int64_t>(2 * dims, 0));
+                 a.strides = p.ints("strides", std::vector<int64_t>(dims, 1));
+                 int64_t block = 1, positions = 1;
+                 for (size_t d = 0; d < dims && d < a.block.size(); ++d) {
+                   block *= a.block[d];
+                   const int64_t span = a.dilations.at(d) * (a.block[d] - 1) + 1;
+                   positions *= (a.image[d] + a.pads.at(d) + a.pads.at(d + dims) - span) / a.strides.at(d) + 1;
+                 }
+                 return one(col2im(input("x", {p.dim("N", 1), p.dim("C", 16) * block, positions}), a));
+               },
+               {{{"C", 2}, {"image", {5, 5}}, {"block", {2, 2}}},
+                {{"C", 3}, {"image", {6, 7}}, {"block", {3, 2}}, {"dilations", {2, 1}}, {"pads", {1, 0, 1, 2}},
+                 {"strides", {2, 3}}},
+                {{"N", 2}, {"C", 1}, {"image", {4, 3, 5}}, {"block", {2, 1, 3}}, {"strides", {1, 2, 1}}}}});
   return e;
 }
 

@@ -5,6 +5,7 @@
 #include <array>
 
 #include "graph/convert_util.h"
+#include "ops/col2im.h"
 #include "ops/conv2d.h"
 #include "ops/einsum.h"
 #include "ops/op_util.h"
@@ -510,9 +511,26 @@ std::vector<te::Tensor> convert_batch_norm(const NodeContext& c) {
                           c.out_name())};
 }
 
+// Col2Im (opset 18): image_shape and block_shape are compile-time
+// constants; dilations, pads and strides default to 1, 0 and 1.
+std::vector<te::Tensor> convert_col2im(const NodeContext& c) {
+  ops::Col2ImAttrs a;
+  a.image = c.const_ints(1, "the image shape");
+  a.block = c.const_ints(2, "the block shape");
+  const size_t dims = a.image.size();
+  c.check(dims > 0 && a.block.size() == dims, "image_shape and block_shape need the same number (> 0) of values");
+  a.dilations = c.attr_ints("dilations", std::vector<int64_t>(dims, 1));
+  a.pads = c.attr_ints("pads", std::vector<int64_t>(2 * dims, 0));
+  a.strides = c.attr_ints("strides", std::vector<int64_t>(dims, 1));
+  c.check(a.dilations.size() == dims && a.strides.size() == dims && a.pads.size() == 2 * dims,
+          "attributes 'dilations' and 'strides' need ", dims, " values and 'pads' ", 2 * dims);
+  return {ops::col2im(c.in(0), a, c.out_name())};
+}
+
 }  // namespace
 
 void add_nn_converters(ConverterTable& t) {
+  t["Col2Im"] = convert_col2im;
   t["Conv"] = convert_conv;
   t["ConvTranspose"] = convert_conv_transpose;
   t["Gemm"] = convert_gemm;

@@ -22,9 +22,10 @@ const std::set<std::string> kReduceAxesInput18 = {"ReduceMean",      "ReduceMax"
                                                    "ReduceLogSum",    "ReduceLogSumExp", "ReduceSumSquare"};
 
 // Operators newer than the library whose output shape is not their first
-// input's (cropped, broadcast, a grid): left to tunectl's own inference.
+// input's (cropped, broadcast, a grid, an image): left to tunectl's own
+// inference.
 const std::set<std::string> kNewerOpsOfOtherShapes = {"CenterCropPad", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
-                                                      "AffineGrid"};
+                                                      "AffineGrid", "Col2Im"};
 
 // Constant tensors by value name: initializers and Constant outputs.
 std::map<std::string, onnx::TensorProto> constant_tensors(const onnx::GraphProto& graph) {
@@ -185,7 +186,7 @@ const std::map<std::string, int>& ops_newer_than_library() {
   static const std::map<std::string, int> ops = {
       {"Mish", 18},       {"GroupNormalization", 18}, {"CenterCropPad", 18}, {"BitwiseAnd", 18},
       {"BitwiseOr", 18},  {"BitwiseXor", 18},         {"BitwiseNot", 18},    {"Gelu", 20},
-      {"AffineGrid", 20}};
+      {"AffineGrid", 20}, {"Col2Im", 18}};
   return ops;
 }
 

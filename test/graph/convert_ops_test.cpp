@@ -483,6 +483,15 @@ TEST_CASE("converter errors name the node, op type and the input or attribute", 
   msg = error_of([&] { b.node("RNN", {"seq", "rw", "rr"}, {"ry"}, {{"hidden_size", int64_t{4}}, {"direction", std::string("sideways")}}); });
   CHECK(contains(msg, "(RNN)"));
   CHECK(contains(msg, "'direction' = 'sideways' is not forward, reverse or bidirectional"));
+  b.input("cols", iota({1, 8, 9}));
+  b.constant("image", ints({4, 4}));
+  b.constant("block", ints({2, 2}));
+  msg = error_of([&] { b.node("Col2Im", {"cols", "image", "block"}, {"im"}, {{"strides", std::vector<int64_t>{1}}}); });
+  CHECK(contains(msg, "(Col2Im)"));
+  CHECK(contains(msg, "'dilations' and 'strides' need 2 values and 'pads' 4"));
+  msg = error_of([&] { b.node("Col2Im", {"cols", "image", "block"}, {"im2"}, {{"strides", std::vector<int64_t>{2, 2}}}); });
+  CHECK(contains(msg, "(Col2Im)"));
+  CHECK(contains(msg, "the input has 9 columns, the image and block 4 block positions"));
   CHECK_THROWS_AS(op_class(Node{"n", "Loop", {}, {}, {}}), UserError);
   CHECK(is_supported_op("Conv"));
   CHECK_FALSE(is_supported_op("Loop"));
