@@ -6,6 +6,7 @@
 #include "ir/error.h"
 #include "ops/col2im.h"
 #include "ops/conv2d.h"
+#include "ops/dft.h"
 #include "ops/einsum.h"
 #include "ops/elemwise.h"
 #include "ops/loss.h"
@@ -634,6 +635,16 @@ std::vector<OpEntry> make_entries() {
                 {{"C", 3}, {"image", {6, 7}}, {"block", {3, 2}}, {"dilations", {2, 1}}, {"pads", {1, 0, 1, 2}},
                  {"strides", {2, 3}}},
                 {{"N", 2}, {"C", 1}, {"image", {4, 3, 5}}, {"block", {2, 1, 3}}, {"strides", {1, 2, 1}}}}});
+  e.push_back({"dft",
+               [](Params& p) {
+                 DftAttrs a{p.integer("axis", 1), p.integer("length", 0), p.boolean("inverse", false),
+                            p.boolean("onesided", false)};
+                 return one(dft(input("x", p.shape("shape", {8, 256, 2})), a));
+               },
+               {{{"shape", {2, 10, 1}}},
+                {{"shape", {3, 6, 2}}, {"inverse", true}},
+                {{"shape", {2, 5, 7, 2}}, {"axis", 2}, {"length", 9}, {"onesided", true}},
+                {{"shape", {4, 12, 1}}, {"length", 8}}}});
   return e;
 }
 

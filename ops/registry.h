@@ -43,6 +43,8 @@
 //   affine_grid   sizes([28,28]) batch(1) align_corners(false)
 //   reverse_sequence  shape([16,8,32])   time axis 0, batch axis 1
 //   col2im        N(1) C(16) image([28,28]) block([3,3]) dilations(1s) pads(0s: begins, ends) strides(1s)
+//   dft           shape([8,256,2]: last axis real or complex) axis(1) length(0: the axis') inverse(false)
+//                 onesided(false)
 #pragma once
 
 #include <string>

@@ -29,6 +29,7 @@ namespace tunectl::graph {
   X(CumSum, Anchor) X(InstanceNormalization, Anchor) X(RNN, Anchor) X(GRU, Anchor) X(LSTM, Anchor)       \
   X(ReduceMin, Anchor) X(ReduceProd, Anchor) X(ReduceL1, Anchor) X(ReduceL2, Anchor)                     \
   X(ReduceSumSquare, Anchor) X(ReduceLogSum, Anchor) X(ReduceLogSumExp, Anchor) X(Col2Im, Anchor)        \
+  X(DFT, Anchor)                                                                                         \
   X(LRN, Anchor) X(BatchNormalization, Elementwise) X(Add, Elementwise) X(Sub, Elementwise)              \
   X(Mul, Elementwise) X(Div, Elementwise) X(Pow, Elementwise) X(Sqrt, Elementwise) X(Relu, Elementwise)  \
   X(LeakyRelu, Elementwise) X(Clip, Elementwise) X(Sigmoid, Elementwise) X(Tanh, Elementwise)            \

@@ -7,6 +7,7 @@
 #include "graph/convert_util.h"
 #include "ops/col2im.h"
 #include "ops/conv2d.h"
+#include "ops/dft.h"
 #include "ops/einsum.h"
 #include "ops/op_util.h"
 #include "ops/elemwise.h"
@@ -527,9 +528,25 @@ std::vector<te::Tensor> convert_col2im(const NodeContext& c) {
   return {ops::col2im(c.in(0), a, c.out_name())};
 }
 
+// DFT: dft_length (input 1) and, from opset 20, the axis (input 2, negative
+// from the back) are compile-time constants; before, the axis is an
+// attribute.
+std::vector<te::Tensor> convert_dft(const NodeContext& c) {
+  const int64_t rank = static_cast<int64_t>(c.in(0)->shape().size());
+  ops::DftAttrs a;
+  a.axis = c.opset() >= 20 ? (c.has(2) ? c.const_ints(2, "the axis").at(0) : -2) : c.attr_int("axis", 1);
+  if (a.axis < 0) a.axis += rank;
+  if (c.has(1)) a.length = c.const_ints(1, "the transform's length").at(0);
+  c.check(c.has(1) ? a.length > 0 : true, "input 'dft_length' must be positive");
+  a.inverse = c.attr_int("inverse", 0) != 0;
+  a.onesided = c.attr_int("onesided", 0) != 0;
+  return {ops::dft(c.in(0), a, c.out_name())};
+}
+
 }  // namespace
 
 void add_nn_converters(ConverterTable& t) {
+  t["DFT"] = convert_dft;
   t["Col2Im"] = convert_col2im;
   t["Conv"] = convert_conv;
   t["ConvTranspose"] = convert_conv_transpose;

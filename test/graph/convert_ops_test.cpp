@@ -492,6 +492,10 @@ TEST_CASE("converter errors name the node, op type and the input or attribute", 
   msg = error_of([&] { b.node("Col2Im", {"cols", "image", "block"}, {"im2"}, {{"strides", std::vector<int64_t>{2, 2}}}); });
   CHECK(contains(msg, "(Col2Im)"));
   CHECK(contains(msg, "the input has 9 columns, the image and block 4 block positions"));
+  b.input("signal", iota({2, 8, 3}));
+  msg = error_of([&] { b.node("DFT", {"signal"}, {"spectrum"}); });
+  CHECK(contains(msg, "(DFT)"));
+  CHECK(contains(msg, "last axis must hold real (1) or complex (2) values"));
   CHECK_THROWS_AS(op_class(Node{"n", "Loop", {}, {}, {}}), UserError);
   CHECK(is_supported_op("Conv"));
   CHECK_FALSE(is_supported_op("Loop"));
