@@ -70,7 +70,8 @@ bool is_sampled(const te::ComputeDAG& dag);
 
 // Whether an emulated GPU kernel of dag is run for part of its grid
 // (backend::CheckRun): past kWholeEmulationFlops, a whole emulation takes
-// minutes (the emulator runs ~10 MFLOP/s); a few blocks take seconds.
+// minutes (the emulator runs ~10 MFLOP/s); a few blocks take seconds. Only
+// when every output is float (NaN poison tells what the blocks wrote).
 constexpr double kWholeEmulationFlops = 5e7;
 bool emulate_in_part(const te::ComputeDAG& dag);
 

@@ -49,7 +49,7 @@ class ExpandBuffer : public IRMutator {
 // Pushes one vthread loop (var, extent) into the statement it wraps.
 class VirtualThreadInjector {
  public:
-  VirtualThreadInjector(const ForNode* loop) : loop_(loop) {}
+  explicit VirtualThreadInjector(const ForNode* loop) : loop_(loop) {}
 
   Stmt inject(const Stmt& s) {
     if (!uses(s, loop_->var)) return s;
