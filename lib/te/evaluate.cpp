@@ -363,6 +363,13 @@ void run_op(const TensorNode& t, const std::unordered_map<const ir::BufferNode*,
   });
 }
 
+bool read_by_another_op(const ComputeDAG& dag, const Tensor& t) {
+  for (const Tensor& op : dag.ops())
+    for (const Tensor& in : op->inputs)
+      if (in.get() == t.get()) return true;
+  return false;
+}
+
 }  // namespace
 
 std::vector<NDArray> evaluate(const ComputeDAG& dag, const std::vector<NDArray>& inputs) {
@@ -387,9 +394,10 @@ std::vector<NDArray> evaluate_at(const ComputeDAG& dag, const std::vector<NDArra
   for (const auto& t : dag.ops()) {
     if (t->is_placeholder()) continue;
     NDArray out(t->dtype(), t->shape());
+    // An output another op reads is computed whole, for its reader.
     const std::vector<int64_t>* at = nullptr;
     for (size_t o = 0; o < positions.size(); ++o)
-      if (dag.outputs()[o].get() == t.get()) at = &positions[o];
+      if (dag.outputs()[o].get() == t.get() && !read_by_another_op(dag, t)) at = &positions[o];
     with_host_type(t->dtype(), [&](auto tag) { run_op<typename decltype(tag)::type>(*t, arrays, out, at); });
     auto [it, inserted] = values.emplace(t->buffer.get(), std::move(out));
     arrays[t->buffer.get()] = &it->second;

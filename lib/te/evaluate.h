@@ -18,7 +18,8 @@ namespace tunectl::te {
 std::vector<runtime::NDArray> evaluate(const ComputeDAG& dag, const std::vector<runtime::NDArray>& inputs);
 
 // The same with output o computed only at positions[o] (flat row-major
-// indices; its other elements are left 0) and every other op whole: the
+// indices; its other elements are left 0) unless another op reads it, and
+// every other op whole: the
 // reference of a workload too big to evaluate everywhere
 // (check::reference_outputs). positions is empty (every element) or has a
 // list per output.

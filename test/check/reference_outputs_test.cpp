@@ -7,6 +7,7 @@
 #include <set>
 
 #include "check/reference_check.h"
+#include "ops/elemwise.h"
 #include "ops/matmul.h"
 #include "te/evaluate.h"
 
@@ -35,6 +36,17 @@ TEST_CASE("evaluate_at computes the outputs at the positions as evaluate does", 
   const runtime::NDArray part = te::evaluate_at(dag, in, {at})[0];
   for (int64_t p : at) CHECK(part.get(p) == whole.get(p));
   CHECK(part.get(1) == 0);  // not asked for
+}
+
+TEST_CASE("evaluate_at computes an output another output reads whole", "[unit]") {
+  te::Tensor mm = ops::matmul(te::placeholder("A", {6, 4}), te::placeholder("B", {4, 5}));
+  te::ComputeDAG dag({mm, ops::relu(mm)});
+  std::vector<runtime::NDArray> in = check::check_inputs(dag, 5);
+  const std::vector<runtime::NDArray> whole = te::evaluate(dag, in);
+  const std::vector<int64_t> at = {3, 17, 29};
+  const std::vector<runtime::NDArray> part = te::evaluate_at(dag, in, {at, at});
+  for (int64_t p = 0; p < 30; ++p) CHECK(part[0].get(p) == whole[0].get(p));  // read by relu: whole
+  for (int64_t p : at) CHECK(part[1].get(p) == whole[1].get(p));
 }
 
 TEST_CASE("reference outputs: every element of a small workload", "[unit]") {
