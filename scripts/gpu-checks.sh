@@ -86,9 +86,11 @@ step bench_small_cnn 60 "$t" bench models/small_cnn.onnx --target cuda --log "$o
 step bench_core 90 "$t" bench --core --target cuda --size 4096 --repeats 20
 
 # The bench suite's GPU workloads, each tuned measured (the SGEMM twice as
-# long) into OUT_DIR/gpu-checks/logs/, resuming the logs of an earlier call
-# carried in build-bundle/logs/, then benched against cuBLAS/cuDNN.
+# long) into OUT_DIR/gpu-checks/logs/, resuming the committed logs
+# (tuning_logs/*.cuda.json) or those of an earlier call carried in
+# build-bundle/logs/, then benched against cuBLAS/cuDNN.
 mkdir -p "$out/logs"
+cp tuning_logs/*.cuda.json "$out/logs/"
 [[ -d build-bundle/logs ]] && cp build-bundle/logs/*.json "$out/logs/"
 for name in gemm_4096 conv3x3_resnet conv1x1_resnet conv7x7_stem conv3x3_s2_resnet conv1x1_s2_resnet dense_bert; do
   seconds=$tune_seconds
