@@ -66,6 +66,8 @@ LoweredFunc lower(const schedule::State& state, const std::string& name, const t
                   const PassObserver& observe) {
   auto start = std::chrono::steady_clock::now();
   LoweredFunc func = schedule_to_loops(state, name);
+  func.lowered_for = target.kind;
+  for (InputPacking& p : func.packings) p.func.lowered_for = target.kind;
   spdlog::debug("lower {}: schedule_to_loops {:.3f} ms", name, ms_since(start));
   if (observe) observe("schedule_to_loops", func);
   for (const Pass& pass : passes_for(target.kind)) {

@@ -35,6 +35,10 @@ struct LoweredFunc {
   std::vector<ir::Buffer> args;
   ir::Stmt body;
   std::vector<InputPacking> packings;  // by increasing `arg`
+  // The kind of target whose passes lowered it (lower()); a backend of
+  // another kind refuses it: a CUDA kernel lowered without the GPU passes
+  // has no barriers.
+  target::TargetKind lowered_for = target::TargetKind::Llvm;
 };
 
 // How to fill argument `arg` of a kernel from the constant in its

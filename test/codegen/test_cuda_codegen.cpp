@@ -68,6 +68,8 @@ TEST_CASE("the CUDA source says what the schedule says", "[gpu-emulator]") {
   CHECK_THAT(src, Catch::Contains("= blockIdx.x;"));
   const CudaBinary b = compile_cuda(f, sm80);
   CHECK(b.compiled.resources.at("mm").shared_bytes > 0);
+  // The same schedule lowered without the GPU passes (no barriers) is refused.
+  CHECK_THROWS_AS(cuda_source(lower::lower(s, "mm", target::Target{})), InternalError);
   // The source computes the reference when run on the CPU, barriers and all.
   log::testing::ScratchDir dir;
   const testing::CudaOnHost host({&f}, dir.file(""));

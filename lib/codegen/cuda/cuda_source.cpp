@@ -469,6 +469,9 @@ class KernelWriter {
 std::string cuda_source(const std::vector<const lower::LoweredFunc*>& funcs) {
   std::string out = kPreamble;
   for (const lower::LoweredFunc* func : funcs) {
+    internal_check(func->lowered_for == target::TargetKind::Cuda, "kernel ", func->name,
+                   " was lowered for another kind of target than cuda (no barriers, no vthreads): lower it with "
+                   "the cuda target");
     out += "\n" + KernelWriter(lower::launch_dims(*func), indices_fit_int32(*func)).kernel(*func, func->name);
     for (const lower::InputPacking& p : func->packings) {
       out += "\n" + KernelWriter(lower::launch_dims(p.func), indices_fit_int32(p.func))
