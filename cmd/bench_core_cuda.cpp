@@ -27,8 +27,10 @@ namespace {
 // accumulators (8x8 outputs per thread, the vthreads' rows and columns 64
 // apart), k in steps of 8 with A's 128x8 and B's 8x128 tiles in shared
 // memory, filled with float4 loads (stages: A, A.shared, B, B.shared,
-// matmul.local, matmul once all steps are in). n must be a multiple of 128.
-std::string hand_gpu_matmul_steps(int64_t n) {
+// matmul.local, matmul once all steps are in); with double_buffer, both
+// tiles double-buffered, the next k step's loads in flight during this
+// one's FMAs. n must be a multiple of 128.
+std::string hand_gpu_matmul_steps(int64_t n, bool double_buffer) {
   const std::string s = std::to_string(n), s2 = std::to_string(n * n);
   return R"([["CHW", 2, "local"],
     ["SP", 3, 0, )" + s + R"(, [2, 16, 4], true], ["SP", 3, 4, )" + s + R"(, [2, 16, 4], true],
@@ -38,7 +40,8 @@ std::string hand_gpu_matmul_steps(int64_t n) {
     ["CHR", 0, "shared", [2]], ["CA", 1, 3, 0], ["FU", 1, [0, 1]], ["SP", 1, 0, )" + s2 + R"(, [256, 4], true],
     ["AN", 1, 1, "threadIdx.x"], ["AN", 1, 2, "vectorize"],
     ["CHR", 2, "shared", [3]], ["CA", 3, 4, 0], ["FU", 3, [0, 1]], ["SP", 3, 0, )" + s2 + R"(, [256, 4], true],
-    ["AN", 3, 1, "threadIdx.x"], ["AN", 3, 2, "vectorize"]])";
+    ["AN", 3, 1, "threadIdx.x"], ["AN", 3, 2, "vectorize"])" +
+         (double_buffer ? R"(, ["PR", 1, 0, "double_buffer"], ["PR", 3, 0, "double_buffer"]])" : "]");
 }
 
 // ResNet-50's 3x3 convolution (C = K channels, H = W, pad 1): blocks of 16
@@ -104,10 +107,13 @@ void run_bench_core_cuda(const BenchOptions& o) {
   baseline::CublasSgemm cublas(n, n, n);
   cublas.run(a.data<float>(), b.data<float>(), mm_expected.data<float>());
   const runtime::Timing t_cublas = cublas.time(timing);
-  const std::string mm_steps = hand_gpu_matmul_steps(n);
-  const runtime::Timing t_mm = run_hand_schedule(o, mm, mm_steps, {&a, &b, &c}, mm_expected, timing);
   const std::string mm_name = "matmul " + std::to_string(n) + "^3";
-  rows.push_back({mm_name + ": tunectl hand schedule", t_mm, mm->flop_count(), t_cublas.median()});
+  for (bool double_buffer : {false, true}) {
+    const runtime::Timing t = run_hand_schedule(o, mm, hand_gpu_matmul_steps(n, double_buffer), {&a, &b, &c},
+                                                mm_expected, timing);
+    rows.push_back({mm_name + ": tunectl hand" + (double_buffer ? ", double-buffered" : ""), t, mm->flop_count(),
+                    t_cublas.median()});
+  }
   rows.push_back({mm_name + ": cuBLAS SGEMM", t_cublas, mm->flop_count(), t_cublas.median()});
 
   const baseline::Conv2dShape shape{1, 64, 56, 56, 64, 3, 3, 1, 1};
@@ -122,7 +128,7 @@ void run_bench_core_cuda(const BenchOptions& o) {
   const runtime::Timing t_cudnn = cudnn.time(timing);
   const std::string conv_steps = hand_gpu_conv3x3_steps(64, 56, 64);
   const runtime::Timing t_conv = run_hand_schedule(o, conv, conv_steps, {&x, &w, &y}, conv_expected, timing);
-  rows.push_back({"conv3x3 64@56^2: tunectl hand schedule", t_conv, conv->flop_count(), t_cudnn.median()});
+  rows.push_back({"conv3x3 64@56^2: tunectl hand", t_conv, conv->flop_count(), t_cudnn.median()});
   rows.push_back({"conv3x3 64@56^2: cuDNN " + cudnn.algorithm(), t_cudnn, conv->flop_count(), t_cudnn.median()});
 
   std::printf("\n%-48s %10s %8s %10s %10s\n", "kernel", "median ms", "spread", "GFLOP/s", "vs vendor");
@@ -131,8 +137,9 @@ void run_bench_core_cuda(const BenchOptions& o) {
     std::printf("%-48s %10.4f %7.1f%% %10.1f %9.2fx\n", r.name.c_str(), m * 1e3,
                 (r.time.max() - r.time.min()) / m * 100, r.flops / m * 1e-9, r.vendor_seconds / m);
   }
-  std::printf("\nhand GPU schedule steps:\n  matmul: %s\n  conv3x3: %s\n",
-              nlohmann::json::parse(mm_steps).dump().c_str(), nlohmann::json::parse(conv_steps).dump().c_str());
+  std::printf("\nhand GPU schedule steps:\n  matmul (double-buffered): %s\n  conv3x3: %s\n",
+              nlohmann::json::parse(hand_gpu_matmul_steps(n, true)).dump().c_str(),
+              nlohmann::json::parse(conv_steps).dump().c_str());
 }
 
 }  // namespace tunectl::cmd

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "ir/error.h"
@@ -19,7 +21,8 @@ using namespace ir;
 // Shared bytes, and what bindings enclose each loop and each store.
 class LaunchChecker : public IRVisitor {
  public:
-  LaunchChecker(std::string kernel, const LaunchDims& dims) : kernel_(std::move(kernel)), dims_(dims) {}
+  LaunchChecker(std::string kernel, const LaunchDims& dims, const std::vector<std::string>& double_buffered)
+      : kernel_(std::move(kernel)), dims_(dims), double_buffered_(double_buffered.begin(), double_buffered.end()) {}
   int64_t shared_bytes = 0;
 
  protected:
@@ -61,7 +64,8 @@ class LaunchChecker : public IRVisitor {
 
   void visit_Allocate(const AllocateNode* op) override {
     if (op->buffer->scope == MemScope::Shared) {
-      shared_bytes += op->buffer->num_bytes();
+      // A double-buffered tile has two copies (double_buffer.h).
+      shared_bytes += op->buffer->num_bytes() * (double_buffered_.count(op->buffer->name) ? 2 : 1);
     } else {
       // One copy per enclosing vthread (inject_virtual_threads.h).
       const int64_t bytes = op->buffer->num_bytes() * vthreads_;
@@ -126,6 +130,7 @@ class LaunchChecker : public IRVisitor {
 
   std::string kernel_;
   LaunchDims dims_;
+  std::set<std::string> double_buffered_;
   int inside_threads_ = 0;
   int64_t vthreads_ = 1;  // product of the enclosing vthread loops' extents
   std::vector<const ForNode*> bound_;  // open loops bound to blockIdx/threadIdx, outermost first
@@ -150,7 +155,7 @@ LoweredFunc check_gpu_launch(LoweredFunc func, const target::Target& target) {
     user_check(dims.block[d] <= kMaxBlock[d], "kernel ", func.name, ": ", dims.block[d], " threads along threadIdx.",
                axis, " (at most ", kMaxBlock[d], ")");
   }
-  LaunchChecker checker(func.name, dims);
+  LaunchChecker checker(func.name, dims, func.double_buffered);
   checker.visit(func.body);
   user_check(checker.shared_bytes <= gpu.shared_bytes_per_block, "kernel ", func.name, ": ", checker.shared_bytes,
              " bytes of shared memory per block, more than ", target.str(), " allows (", gpu.shared_bytes_per_block,

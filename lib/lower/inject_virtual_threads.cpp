@@ -2,6 +2,7 @@
 
 #include "ir/functor.h"
 #include "ir/substitute.h"
+#include "lower/expand_buffer.h"
 
 namespace tunectl::lower {
 
@@ -24,27 +25,6 @@ bool uses(const Stmt& s, const Var& var) {
   finder.visit(s);
   return finder.found;
 }
-
-// Every access to `from` becomes an access to `to` at copy `copy`.
-class ExpandBuffer : public IRMutator {
- public:
-  ExpandBuffer(const Buffer& from, const Buffer& to, Expr copy)
-      : from_(from), to_(to), offset_(std::move(copy) * make_int(from->num_elements())) {}
-
- protected:
-  Expr mutate_Load(const Expr& e, const LoadNode* op) override {
-    if (!op->buffer.same_as(from_)) return IRMutator::mutate_Load(e, op);
-    return make_load(to_, {offset_ + mutate(op->indices[0])});
-  }
-  Stmt mutate_Store(const Stmt& s, const StoreNode* op) override {
-    if (!op->buffer.same_as(from_)) return IRMutator::mutate_Store(s, op);
-    return make_store(to_, {offset_ + mutate(op->indices[0])}, mutate(op->value));
-  }
-
- private:
-  Buffer from_, to_;
-  Expr offset_;
-};
 
 // Pushes one vthread loop (var, extent) into the statement it wraps.
 class VirtualThreadInjector {
@@ -104,7 +84,7 @@ class VirtualThreadInjector {
     std::vector<int64_t> shape = op->buffer->shape;
     shape.insert(shape.begin(), extent());
     Buffer copies(op->buffer->name, op->buffer->dtype, shape, op->buffer->scope);
-    return make_allocate(copies, ExpandBuffer(op->buffer, copies, loop_->var).mutate(body));
+    return make_allocate(copies, expand_buffer(body, op->buffer, copies, loop_->var));
   }
 
  private:

@@ -7,6 +7,7 @@
 #include "ir/error.h"
 #include "ir/printer.h"
 #include "lower/check_gpu_launch.h"
+#include "lower/double_buffer.h"
 #include "lower/flatten.h"
 #include "lower/inject_virtual_threads.h"
 #include "lower/insert_barriers.h"
@@ -44,6 +45,7 @@ const std::vector<Pass>& passes_for(target::TargetKind kind) {
       {"simplify_loops", any_target<simplify_loops>},
       {"check_gpu_launch", check_gpu_launch},
       {"inject_virtual_threads", any_target<inject_virtual_threads>},
+      {"double_buffer", any_target<double_buffer>},
       {"insert_barriers", any_target<insert_barriers>},
   };
   switch (kind) {

@@ -39,6 +39,9 @@ struct LoweredFunc {
   // another kind refuses it: a CUDA kernel lowered without the GPU passes
   // has no barriers.
   target::TargetKind lowered_for = target::TargetKind::Llvm;
+  // The shared buffers, by name, whose stage has pragma double_buffer
+  // (double_buffer.h does it on GPU targets).
+  std::vector<std::string> double_buffered = {};
 };
 
 // How to fill argument `arg` of a kernel from the constant in its

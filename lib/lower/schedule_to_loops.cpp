@@ -20,6 +20,8 @@ LoweredFunc schedule_to_loops(const schedule::State& state, const std::string& n
     if (stages[s].active) auto_unroll(stages[s].loops, state.stages[s].auto_unroll_max_step);
   LoweredFunc func{name, {}, build_loop_nests(state, stages), {}};
   prepacked_args(state, stages, func);
+  for (const schedule::Stage& stage : state.stages)
+    if (stage.double_buffer) func.double_buffered.push_back(stage.op->name);
   return func;
 }
 

@@ -78,8 +78,15 @@ void apply_annotation(State& s, const AnnotationStep& step) {
 void apply_pragma(State& s, const PragmaStep& step) {
   Stage& stage = compute_stage(s, step.stage);
   leaf_id_at(stage, step.iter);
+  if (step.pragma == "double_buffer") {
+    user_check(stage.op->buffer->scope == ir::MemScope::Shared, "pragma double_buffer applies to a shared cache stage, not ",
+               stage.op->name);
+    stage.double_buffer = true;
+    return;
+  }
   const std::string prefix = "auto_unroll_max_step$";
-  user_check(step.pragma.rfind(prefix, 0) == 0, "bad pragma syntax '", step.pragma, "' (expected ", prefix, "N)");
+  user_check(step.pragma.rfind(prefix, 0) == 0, "bad pragma syntax '", step.pragma, "' (expected ", prefix,
+             "N or double_buffer)");
   const char* begin = step.pragma.data() + prefix.size();
   const char* end = step.pragma.data() + step.pragma.size();
   int value = -1;

@@ -89,6 +89,9 @@ struct Stage {
   // Pragma auto_unroll_max_step: unroll inner loops whose product of extents
   // is at most this (0 = off).
   int auto_unroll_max_step = 0;
+  // Pragma double_buffer (a shared cache stage): two copies of the tile,
+  // the next one fetched while the current one is used (lower/double_buffer.h).
+  bool double_buffer = false;
   // A copy of a constant computed once outside the kernel (PrepackStep).
   bool prepacked = false;
 

@@ -44,6 +44,10 @@ class Printer {
       indent(depth);
       os_ << st.op->name << " auto_unroll: " << st.auto_unroll_max_step << "\n";
     }
+    if (st.double_buffer) {
+      indent(depth);
+      os_ << st.op->name << " double_buffer\n";
+    }
     for (int id : st.leaves) {
       const Iterator& it = st.iters[id];
       indent(depth);

@@ -12,7 +12,7 @@
 //   ["CHR", stage, "shared"|"local"|"global", [reader stages]] cache_read
 //   ["CHW", stage, "local"|"shared"|"global"]                  cache_write
 //   ["RF", stage, iter, factor_iter]                           rfactor
-//   ["PR", stage, iter, "auto_unroll_max_step$N"]              pragma
+//   ["PR", stage, iter, "auto_unroll_max_step$N"|"double_buffer"] pragma
 //   ["PP", stage]                                              prepack
 // `stage` is an index into State::stages and `iter` a position in that
 // stage's current loop nest (Stage::leaves) when the step is applied.
@@ -137,7 +137,7 @@ struct RfactorStep {
 struct PragmaStep {
   int stage = 0;
   int iter = 0;
-  std::string pragma;  // "auto_unroll_max_step$N"
+  std::string pragma;  // "auto_unroll_max_step$N" or "double_buffer"
   bool operator==(const PragmaStep&) const = default;
 };
 

@@ -28,7 +28,7 @@ const char* const kScalarNames[] = {
     "num_loops",     "outermost_extent",
     "is_update",     "num_buffers",   "arith_intensity",  "alloc_bytes",      "alloc_trips",
     "block_product", "thread_product", "vthread_product", "shared_bytes",   "blocks_per_sm",
-    "wave_fill",     "gpu_estimate_ns"};
+    "wave_fill",     "gpu_estimate_ns", "double_buffered"};
 const char* const kBufferNames[] = {"bytes",        "lines",          "stride",     "reuse_carried",
                                     "reuse_distance", "reuse_count", "is_write",  "thread_stride", "is_shared"};
 constexpr size_t kNumScalar = std::size(kScalarNames);
@@ -165,9 +165,10 @@ std::vector<double> access_features(const BufferAccess& a, const std::vector<Loo
 
 class FeatureExtractor {
  public:
-  FeatureExtractor(const lower::LoweredFunc& func, const target::Target& target) {
+  FeatureExtractor(const lower::LoweredFunc& func, const target::Target& target, const lower::LoweredFunc& compiled)
+      : double_buffered_(static_cast<double>(compiled.double_buffered.size())) {
     for (const ir::Buffer& b : func.args) args_.insert(b.get());
-    if (target.kind == target::TargetKind::Cuda) gpu_ = estimate_gpu_cost(func, target.gpu);
+    if (target.kind == target::TargetKind::Cuda) gpu_ = estimate_gpu_cost(compiled, target.gpu);
   }
 
   void walk(const ir::Stmt& s) {
@@ -329,7 +330,8 @@ class FeatureExtractor {
                                static_cast<double>(gpu_.shared_bytes_per_block),
                                static_cast<double>(gpu_.blocks_per_sm),
                                gpu_.fill * 100,
-                               std::isfinite(gpu_.seconds) ? gpu_.seconds * 1e9 : 0.0};
+                               std::isfinite(gpu_.seconds) ? gpu_.seconds * 1e9 : 0.0,
+                               double_buffered_};
     internal_check(raw.size() == kNumScalar, "feature table and row disagree");
     for (int i = 0; i < kNumBuffers; ++i) {
       if (i < static_cast<int>(buffers.size())) {
@@ -365,6 +367,7 @@ class FeatureExtractor {
   }
 
   GpuCost gpu_;  // the whole kernel's analytic cost (zero on the CPU)
+  double double_buffered_;
   std::unordered_set<const ir::BufferNode*> args_;
   std::unordered_map<const ir::BufferNode*, AllocInfo> allocs_;
   std::vector<LoopInfo> loops_;
@@ -385,8 +388,9 @@ const std::vector<std::string>& feature_names() {
   return names;
 }
 
-std::vector<std::vector<float>> extract_features(const lower::LoweredFunc& func, const target::Target& target) {
-  FeatureExtractor extractor(func, target);
+std::vector<std::vector<float>> extract_features(const lower::LoweredFunc& func, const target::Target& target,
+                                                 const lower::LoweredFunc* compiled) {
+  FeatureExtractor extractor(func, target, compiled != nullptr ? *compiled : func);
   extractor.walk(func.body);
   return extractor.take_rows();
 }

@@ -48,6 +48,9 @@
 //                       memory, estimated registers)
 //   wave_fill           percent of the SMs' block slots busy over the waves
 //   gpu_estimate_ns     the analytic cost model's time for the kernel
+//   double_buffered     shared tiles the kernel double-buffers (its rows are
+//                       those of the kernel before pipelining, which copies
+//                       the loop body: see extract_features)
 //   b<i>_*              the statement's buffers, i = 0..4, ordered by bytes touched
 //                       (largest first); all zero when it touches fewer:
 //     b<i>_bytes          bytes of the buffer touched over the whole loop nest
@@ -77,8 +80,12 @@ const std::vector<std::string>& feature_names();
 
 // One row per Store in func.body, in program order; every row has
 // feature_names().size() finite entries. The GPU columns are filled for a
-// cuda target.
+// cuda target, from `compiled` when given: the kernel as it runs, where func
+// is its form before double buffering (whose copies of the loop body would
+// otherwise give a program several times the rows of its single-buffered
+// twin, which the cost model's per-program sum of rows cannot compare).
 std::vector<std::vector<float>> extract_features(const lower::LoweredFunc& func,
-                                                 const target::Target& target = target::Target{});
+                                                 const target::Target& target = target::Target{},
+                                                 const lower::LoweredFunc* compiled = nullptr);
 
 }  // namespace tunectl::search

@@ -138,10 +138,13 @@ std::optional<State> draw_gpu_annotation(const State& sketch, std::mt19937_64& r
   for (auto& [stage, splits] : spatial) draw_tile(splits, reduce[stage], rng, params);
   std::optional<State> tiled = schedule::try_replay(sketch.dag, history);
   if (!tiled) return std::nullopt;
+  // Half the programs double-buffer their shared tiles (lower/double_buffer.h).
+  const bool double_buffer = pick(rng, 2) == 1;
   return schedule::try_edit(*tiled, [&](State& s) {
     for (int i = 0; i < static_cast<int>(s.stages.size()); ++i) {
       const schedule::Stage& st = s.stages[i];
       if (is_cooperative_fetch(st) && st.leaf(2).extent > 1) s.apply(schedule::AnnotationStep{i, 2, "vectorize"});
+      if (is_cooperative_fetch(st) && double_buffer) s.apply(schedule::PragmaStep{i, 0, "double_buffer"});
       if (st.op->is_placeholder() || st.attach.kind == schedule::AttachKind::Inline || !has_reduce_loop(st)) continue;
       add_auto_unroll(s, i, rng, params.auto_unroll_configs);
     }

@@ -16,7 +16,7 @@ namespace {
 
 using schedule::Step;
 
-enum class Kind { TileSize, Unroll, ComputeAt, Parallel };
+enum class Kind { TileSize, Unroll, ComputeAt, Parallel, DoubleBuffer };
 
 int pick(std::mt19937_64& rng, int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); }
 
@@ -104,6 +104,18 @@ bool mutate_compute_at(const schedule::State& state, std::vector<Step>& h, int k
   return true;
 }
 
+bool is_double_buffer(const Step& step) {
+  const auto* pr = std::get_if<schedule::PragmaStep>(&step);
+  return pr != nullptr && pr->pragma == "double_buffer";
+}
+
+// Double-buffers every shared tile when none is, and none otherwise.
+bool mutate_double_buffer(std::vector<Step>& h, const std::vector<int>& shared_stages) {
+  if (std::erase_if(h, is_double_buffer) > 0) return true;
+  for (int stage : shared_stages) h.push_back(schedule::PragmaStep{stage, 0, "double_buffer"});
+  return !shared_stages.empty();
+}
+
 // Positions of the stage's loops after position `after` move by delta in
 // the steps following the edited fuse (as Ansor's MutateParallel adjusts
 // them); steps whose positions cannot shift this way are left to replay.
@@ -164,9 +176,15 @@ std::optional<schedule::State> mutate(const schedule::State& state, std::mt19937
                                       const SearchParams& params) {
   const auto& h = state.history;
   std::vector<int> splits = steps_where<schedule::SplitStep>(h, [](const auto& s) { return !s.lengths.empty(); });
-  std::vector<int> pragmas = steps_where<schedule::PragmaStep>(h, [](const auto&) { return true; });
+  std::vector<int> pragmas =
+      steps_where<schedule::PragmaStep>(h, [](const auto& s) { return s.pragma.starts_with("auto_unroll_max_step$"); });
   std::vector<int> compute_ats = steps_where<schedule::ComputeAtStep>(h, [](const auto&) { return true; });
   std::vector<int> fuses = parallel_fuses(h);
+  std::vector<int> shared_stages;
+  for (int i = 0; i < static_cast<int>(state.stages.size()); ++i) {
+    if (params.target.kind == target::TargetKind::Cuda && state.stages[i].op->buffer->scope == ir::MemScope::Shared)
+      shared_stages.push_back(i);
+  }
   std::vector<std::pair<Kind, const std::vector<int>*>> kinds;
   std::vector<double> weights;
   auto add = [&](Kind kind, const std::vector<int>& steps, double w) {
@@ -178,6 +196,7 @@ std::optional<schedule::State> mutate(const schedule::State& state, std::mt19937
   add(Kind::Unroll, pragmas, params.mutate_unroll_weight);
   add(Kind::ComputeAt, compute_ats, params.mutate_compute_at_weight);
   add(Kind::Parallel, fuses, params.mutate_parallel_weight);
+  add(Kind::DoubleBuffer, shared_stages, params.mutate_double_buffer_weight);
   if (kinds.empty()) return std::nullopt;
   std::discrete_distribution<int> kind_dist(weights.begin(), weights.end());
 
@@ -198,6 +217,9 @@ std::optional<schedule::State> mutate(const schedule::State& state, std::mt19937
         break;
       case Kind::Parallel:
         changed = mutate_parallel(edited, k, rng);
+        break;
+      case Kind::DoubleBuffer:
+        changed = mutate_double_buffer(edited, shared_stages);
         break;
     }
     if (!changed) continue;

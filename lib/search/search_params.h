@@ -86,11 +86,13 @@ struct SearchParams {
   // Relative weights of the mutation kinds (Ansor's CPU policy): a tile
   // size moves a factor between two levels, unroll redraws the pragma,
   // compute location moves a compute_at to another loop, parallel changes
-  // how many outer loops the parallel loop fuses.
+  // how many outer loops the parallel loop fuses; double buffer turns the
+  // pragma on or off for every shared tile (GPU states only).
   double mutate_tile_size_weight = 0.90;
   double mutate_unroll_weight = 0.04;
   double mutate_compute_at_weight = 0.05;
   double mutate_parallel_weight = 0.01;
+  double mutate_double_buffer_weight = 0.04;
   // Share of each measured batch drawn from fresh random samples instead of
   // the cost model's favourites (exploration; Ansor: 0.05).
   double eps_greedy = 0.05;

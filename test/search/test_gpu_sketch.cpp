@@ -100,6 +100,33 @@ TEST_CASE("GPU mutations keep each cooperative fetch in step with its tile's thr
   CHECK(changed_threads > 0);
 }
 
+TEST_CASE("GPU annotation double-buffers the shared tiles of some programs, and mutation turns it on and off",
+          "[unit]") {
+  search::SearchParams params = gpu_params();
+  params.mutate_tile_size_weight = params.mutate_unroll_weight = params.mutate_compute_at_weight = 0;
+  params.mutate_parallel_weight = 0;
+  const State sketch = search::generate_sketches(op_dag("matmul", {{"M", 128}, {"N", 128}, {"K", 128}}), params)[0];
+  const auto double_buffered = [](const State& s) {
+    int n = 0;
+    for (const schedule::Stage& st : s.stages) n += st.double_buffer;
+    return n;
+  };
+  std::mt19937_64 rng(5);
+  int with = 0;
+  for (int k = 0; k < 30; ++k) {
+    std::optional<search::Candidate> c = search::annotate_randomly(sketch, rng, params);
+    REQUIRE(c.has_value());
+    const int n = double_buffered(c->state);
+    CHECK((n == 0 || n == 2));  // both tiles or neither
+    with += n > 0;
+    std::optional<State> m = search::mutate(c->state, rng, params);
+    REQUIRE(m.has_value());
+    CHECK(double_buffered(*m) == (n == 0 ? 2 : 0));
+  }
+  CHECK(with > 5);
+  CHECK(with < 25);
+}
+
 TEST_CASE("GPU sketch of softmax: one kernel, every stage per thread inside the output's thread loop", "[unit]") {
   const std::vector<State> sketches = search::generate_sketches(op_dag("softmax", ops::test_configs("softmax").front()), gpu_params());
   REQUIRE(sketches.size() == 1);

@@ -20,12 +20,16 @@ using namespace tunectl;
 
 namespace {
 
-// The step tags (first JSON element) whose entries differ between two histories.
+// The step tags (first JSON element) whose entries differ between two
+// histories, steps only one of them has included.
 std::set<std::string> changed_tags(const schedule::State& a, const schedule::State& b) {
   std::set<std::string> tags;
   auto ja = schedule::steps_to_json(a.history), jb = schedule::steps_to_json(b.history);
-  for (size_t k = 0; k < std::min(ja.size(), jb.size()); ++k)
-    if (ja[k] != jb[k]) tags.insert(ja[k][0].get<std::string>());
+  for (size_t k = 0; k < std::max(ja.size(), jb.size()); ++k) {
+    if (k >= ja.size()) tags.insert(jb[k][0].get<std::string>());
+    else if (k >= jb.size()) tags.insert(ja[k][0].get<std::string>());
+    else if (ja[k] != jb[k]) tags.insert(ja[k][0].get<std::string>());
+  }
   return tags;
 }
 

@@ -163,13 +163,24 @@ bool indices_fit_int32(const lower::LoweredFunc& func) {
 }
 
 class KernelWriter {
+  static constexpr int64_t kWarpsPerSmWanted = 16;
+
  public:
   KernelWriter(const lower::LaunchDims& dims, bool int32_indices)
       : dims_(dims), index_type_(int32_indices ? "int" : "long long") {}
 
   std::string kernel(const lower::LoweredFunc& func, const std::string& symbol) {
     const std::set<const BufferNode*> stored = stored_buffers(func.body);
-    os_ << "extern \"C\" __global__ void __launch_bounds__(" << dims_.threads_per_block() << ") " << symbol << "(";
+    const int64_t threads = dims_.threads_per_block();
+    os_ << "extern \"C\" __global__ void __launch_bounds__(" << threads;
+    // A double-buffered kernel stages its next tiles in registers, and
+    // ptxas left alone spends registers until one block fits on an SM (157
+    // for the 128 x 128 SGEMM of 256 threads). Asking for 16 warps per SM
+    // keeps the occupancy of the single-buffered kernel (128 registers, no
+    // spill); where that spills, the resource check rejects the candidate.
+    if (!func.double_buffered.empty() && threads < kWarpsPerSmWanted * 32)
+      os_ << ", " << kWarpsPerSmWanted * 32 / threads;
+    os_ << ") " << symbol << "(";
     for (size_t i = 0; i < func.args.size(); ++i) {
       const Buffer& b = func.args[i];
       os_ << (i ? ", " : "") << (stored.count(b.get()) ? "" : "const ") << c_type(b->dtype) << "* __restrict__ "
@@ -221,7 +232,11 @@ class KernelWriter {
         os_ << "{\n";
         ++indent_;
         line_start();
-        os_ << c_type(op->buffer->dtype) << " " << buffer(op->buffer) << "[" << op->buffer->num_elements() << "];\n";
+        // Aligned like shared arrays, so vectorized loops may use float4 on
+        // it (a double buffer's staging registers).
+        aligned_.insert(op->buffer.get());
+        os_ << "__align__(16) " << c_type(op->buffer->dtype) << " " << buffer(op->buffer) << "["
+            << op->buffer->num_elements() << "];\n";
         stmt(op->body);
         close_block();
         return;
@@ -453,7 +468,7 @@ class KernelWriter {
 
   lower::LaunchDims dims_;
   std::string index_type_;
-  std::set<const BufferNode*> aligned_;  // arguments and shared arrays: 16-byte aligned
+  std::set<const BufferNode*> aligned_;  // arguments, shared and local arrays: 16-byte aligned
   const ExprNode* lane_var_ = nullptr;   // the loop variable of the vector loop being written
   int lane_ = 0;
   std::map<const LoadNode*, std::string> vector_loads_;  // of that loop, to their temporaries

@@ -1,7 +1,7 @@
 // Which accesses of a vectorized loop become CUDA vector accesses (float2,
 // float4): a loop `vectorize v in [0, n)`, n = 2 or 4, whose body is one
 // float32 store to buffer[base + v] of a buffer in memory that is 16-byte
-// aligned (the kernel's arguments, shared arrays), base a
+// aligned (the kernel's arguments, shared and local arrays), base a
 // multiple of n in every term (so base + 0 is n-aligned, given buffers
 // aligned to 16 bytes), turns into one vector store; each float32 load of
 // such a buffer at [base' + v], base' likewise aligned, into one vector
