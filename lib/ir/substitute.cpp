@@ -42,6 +42,17 @@ bool uses_var(const Expr& e, const Var& v) {
   return found;
 }
 
+bool uses_var(const Stmt& s, const Var& v) {
+  struct Finder : IRVisitor {
+    const VarNode* target;
+    bool found = false;
+    void visit_Var(const VarNode* op) override { found = found || op == target; }
+  } finder;
+  finder.target = v.node();
+  finder.visit(s);
+  return finder.found;
+}
+
 bool uses_any_var(const Expr& e, const VarSet& vars) {
   bool found = false;
   post_order_visit(e, [&](const Expr& x) {

@@ -19,8 +19,10 @@ Expr substitute(const Expr& e, const VarMap<Expr>& map);
 // conditions). Loop variables themselves are binders and are not replaced.
 Stmt substitute(const Stmt& s, const VarMap<Expr>& map);
 
-// Whether v occurs in e.
+// Whether v occurs in e, or anywhere in s (bounds, indices, values,
+// conditions).
 bool uses_var(const Expr& e, const Var& v);
+bool uses_var(const Stmt& s, const Var& v);
 // Whether any variable of vars occurs in e.
 bool uses_any_var(const Expr& e, const VarSet& vars);
 // The distinct variables of e in order of first occurrence (left to right,

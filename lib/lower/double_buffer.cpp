@@ -39,17 +39,6 @@ Accesses accesses_of(const Stmt& s) {
   return a;
 }
 
-bool uses(const Stmt& s, const Var& var) {
-  struct Finder : IRVisitor {
-    const VarNode* target;
-    bool found = false;
-    void visit_Var(const VarNode* op) override { found = found || op == target; }
-  } finder;
-  finder.target = var.node();
-  finder.visit(s);
-  return finder.found;
-}
-
 // A loop that every thread of the block runs once with its own index; any
 // other loop (vthread ones included) runs its iterations in one thread.
 bool is_thread_loop(const ForNode* loop) {
@@ -155,7 +144,7 @@ class Pipeliner : public IRMutator {
       const BufferNode* tile = nullptr;
       for (const BufferNode* b : a.stores)
         if (pipelined.count(b)) tile = b;
-      if (tile == nullptr || !uses(item, loop->var)) {
+      if (tile == nullptr || !uses_var(item, loop->var)) {
         read_before_fill.insert(a.loads.begin(), a.loads.end());
         rest.push_back(item);
         continue;

@@ -14,25 +14,13 @@ bool is_vthread(const ForNode* loop) {
   return loop->for_kind == ForKind::ThreadBinding && loop->thread_tag == "vthread";
 }
 
-// Whether s mentions var anywhere (indices, values, bounds, conditions).
-bool uses(const Stmt& s, const Var& var) {
-  struct Finder : IRVisitor {
-    const VarNode* target;
-    bool found = false;
-    void visit_Var(const VarNode* op) override { found = found || op == target; }
-  } finder;
-  finder.target = var.node();
-  finder.visit(s);
-  return finder.found;
-}
-
 // Pushes one vthread loop (var, extent) into the statement it wraps.
 class VirtualThreadInjector {
  public:
   explicit VirtualThreadInjector(const ForNode* loop) : loop_(loop) {}
 
   Stmt inject(const Stmt& s) {
-    if (!uses(s, loop_->var)) return s;
+    if (!uses_var(s, loop_->var)) return s;
     if (!has_shared_part(s)) return wrap(s);
     switch (s.kind()) {
       case StmtKind::Seq: {
@@ -92,7 +80,7 @@ class VirtualThreadInjector {
 
   // Whether some statement inside s runs the same in every vthread.
   bool has_shared_part(const Stmt& s) const {
-    if (!uses(s, loop_->var)) return true;
+    if (!uses_var(s, loop_->var)) return true;
     switch (s.kind()) {
       case StmtKind::Seq:
         for (const Stmt& x : s.as<SeqNode>()->stmts)

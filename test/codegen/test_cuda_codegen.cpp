@@ -81,6 +81,31 @@ TEST_CASE("the CUDA source says what the schedule says", "[gpu-emulator]") {
   CHECK_THAT(b.compiled.ptx, Catch::Contains(".target sm_80"));
 }
 
+TEST_CASE("a double-buffered kernel stages its tiles in registers and asks for 16 warps per SM", "[gpu-emulator]") {
+  require_nvrtc();
+  const target::Target sm90 = schedule::cuda_target("sm_90");
+  schedule::State s = schedule::gpu_matmul(64, 64, 32, {1, 8, 2}, {1, 8, 2}, 4);
+  for (const char* tile : {"A.shared", "B.shared"})
+    s.apply(schedule::PragmaStep{schedule::stage_named(s, tile), 0, "double_buffer"});
+  const lower::LoweredFunc f = lower::lower(s, "db", sm90);
+  const std::string src = cuda_source(f);
+  // 64 threads per block: 8 blocks make 16 warps.
+  CHECK_THAT(src, Catch::Contains("__launch_bounds__(64, 8) db("));
+  CHECK_THAT(src, Catch::Contains("__shared__ __align__(16) float b_A_shared_0["));
+  CHECK_THAT(src, Catch::Contains("__shared__ __align__(16) float b_A_shared_1["));
+  CHECK_THAT(src, Catch::Contains("__align__(16) float b_A_shared_staged["));
+  CHECK_THAT(cuda_source(lower::lower(schedule::gpu_matmul(64, 64, 32, {1, 8, 2}, {1, 8, 2}, 4), "plain", sm90)),
+             Catch::Contains("__launch_bounds__(64) plain("));
+  const CudaBinary b = compile_cuda(f, sm90);
+  CHECK(b.compiled.resources.at("db").shared_bytes == 2 * 2 * 16 * 4 * 4);
+  log::testing::ScratchDir dir;
+  const testing::CudaOnHost host({&f}, dir.file(""));
+  check::CheckResult r = check::check_against_reference(
+      *s.dag, [&](const std::vector<runtime::NDArray*>& args) { host.run(f, args); }, 5);
+  INFO(r.message);
+  CHECK(r.ok);
+}
+
 TEST_CASE("a kernel that spills registers is refused before it runs", "[gpu-emulator]") {
   require_nvrtc();
   const target::Target sm90 = schedule::cuda_target("sm_90");

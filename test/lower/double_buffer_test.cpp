@@ -8,23 +8,16 @@
 #include <map>
 #include <string>
 
-#include "check/reference_check.h"
 #include "ir/functor.h"
-#include "lower/gpu_emulator.h"
 #include "lower/lower.h"
 #include "support/gpu_schedules.h"
+#include "lower_check.h"
 
 namespace tunectl::lower::test {
 
 namespace {
 
 using namespace schedule;
-
-std::string emulate_against_reference(const LoweredFunc& func, const State& s) {
-  check::CheckResult r = check::check_against_reference(
-      *s.dag, [&](const std::vector<runtime::NDArray*>& args) { emulate_gpu(func, args); }, 3);
-  return r.ok ? "" : r.message + "\n" + to_string(func);
-}
 
 // Allocations by buffer name (elements and scope) and the barriers inside
 // loops that are not bound to threads (the pipelined reduction loop).

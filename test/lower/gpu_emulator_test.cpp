@@ -17,19 +17,13 @@
 #include "lower/lower.h"
 #include "ops/registry.h"
 #include "support/gpu_schedules.h"
+#include "lower_check.h"
 
 namespace tunectl::lower::test {
 
 namespace {
 
 using namespace schedule;
-
-// "" when the emulated kernel matches te::evaluate on random inputs.
-std::string emulate_against_reference(const LoweredFunc& func, const State& s) {
-  check::CheckResult r = check::check_against_reference(
-      *s.dag, [&](const std::vector<runtime::NDArray*>& args) { emulate_gpu(func, args); }, 3);
-  return r.ok ? "" : r.message + "\n" + to_string(func);
-}
 
 int count_barriers(const ir::Stmt& body) {
   struct Counter : ir::IRVisitor {

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lower/lower.h"
 #include "schedule/state.h"
 #include "te/compute_dag.h"
 
@@ -17,6 +18,10 @@ namespace tunectl::lower::test {
 // an empty string when every output matches te::evaluate, else a message
 // naming the output, the mismatch and the state.
 std::string check_against_reference(const schedule::State& state, uint64_t seed = 1);
+
+// The same for a function lowered for a GPU target, run in the GPU
+// emulator (three random inputs); the message ends with the function.
+std::string emulate_against_reference(const LoweredFunc& func, const schedule::State& state);
 
 // The DAG of an op from ops/registry.h, shared for State::initial.
 std::shared_ptr<const te::ComputeDAG> op_dag(const std::string& name, const nlohmann::json& params);

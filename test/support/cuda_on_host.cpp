@@ -30,7 +30,7 @@ extern "C" { tc_thread_state* tc_current = nullptr; void (*tc_sync_hook)() = nul
 #define __global__
 #define __device__
 #define __forceinline__ inline
-#define __launch_bounds__(n)
+#define __launch_bounds__(...)
 #define __restrict__ __restrict
 #define __shared__ static
 #define __align__(n) __attribute__((aligned(n)))
