@@ -160,16 +160,31 @@ void make_cast(onnx::NodeProto& node, int to) {
 
 constexpr const char* kUnknownShape = "__tunectl_unknown_shape";
 
-// Turns the node into Reshape(data, <a graph input of unknown length>): its
-// output keeps the data's element type, and inference can say nothing about
-// its shape, which is exactly what is known before constant folding.
+// Turns the node into Reshape(data, <a graph input of unknown length>), one
+// per output: each output keeps the data's element type, and inference can
+// say nothing about its shape, which is exactly what is known before
+// constant folding.
 void make_opaque(onnx::NodeProto& node, onnx::GraphProto& graph) {
-  std::string data = node.input(0);
-  node.clear_input();
-  node.clear_attribute();
-  node.set_op_type("Reshape");
-  node.add_input(data);
-  node.add_input(kUnknownShape);
+  const std::string data = node.input(0);
+  const std::vector<std::string> outputs(node.output().begin(), node.output().end());
+  const auto reshape = [&](onnx::NodeProto& n, const std::string& output) {
+    n.clear_input();
+    n.clear_attribute();
+    n.clear_output();
+    n.set_op_type("Reshape");
+    n.add_input(data);
+    n.add_input(kUnknownShape);
+    n.add_output(output);
+  };
+  reshape(node, outputs.at(0));
+  // A node of several outputs (Split): one more Reshape per output, right
+  // after it, so that the nodes stay in topological order.
+  int at = 0;
+  while (&graph.node(at) != &node) ++at;
+  for (size_t k = 1; k < outputs.size(); ++k) {
+    reshape(*graph.add_node(), outputs[k]);
+    for (int j = graph.node_size() - 1; j > at + static_cast<int>(k); --j) graph.mutable_node()->SwapElements(j, j - 1);
+  }
   for (const auto& in : graph.input()) {
     if (in.name() == kUnknownShape) return;
   }
@@ -229,8 +244,12 @@ void downgrade_to_library_opset(onnx::ModelProto& model, int opset) {
       // Axes computed at run time: the Graph's value gets shape_known = false.
       if (!downgrade_reduce(node, i, constants)) make_opaque(node, *graph);
     } else if (node.op_type() == "Split") {
-      // Without num_outputs, Split-13 divides evenly among the outputs too.
-      remove_attribute(node, "num_outputs");
+      // num_outputs may leave a smaller last part, which Split-13's
+      // inference refuses: the shapes are left to tunectl's converter.
+      if (find_attribute(node, "num_outputs")) {
+        make_opaque(node, *graph);
+        continue;
+      }
     } else if (node.op_type() == "Pad") {
       // Opset 18's axes input: the output shape is left to constant folding.
       if (node.input_size() > 3 && !node.input(3).empty()) {
