@@ -64,7 +64,8 @@ class LaunchChecker : public IRVisitor {
 
   void visit_Allocate(const AllocateNode* op) override {
     if (op->buffer->scope == MemScope::Shared) {
-      // A double-buffered tile has two copies (double_buffer.h).
+      // A double-buffered tile has two copies (double_buffer.h, which runs
+      // later: a tile it finds nothing to pipeline for counts twice too).
       shared_bytes += op->buffer->num_bytes() * (double_buffered_.count(op->buffer->name) ? 2 : 1);
     } else {
       // One copy per enclosing vthread (inject_virtual_threads.h).

@@ -16,7 +16,8 @@ const Lowering& lower_candidate(Candidate& c, const target::Target& target, doub
   // pipelining (extract_features).
   std::optional<lower::LoweredFunc> single_buffered, before;
   const auto keep_single_buffered = [&](std::string_view pass, const lower::LoweredFunc& f) {
-    if (pass == "double_buffer" && !f.double_buffered.empty()) single_buffered = before;
+    if (f.double_buffered.empty()) return;  // the common case copies nothing
+    if (pass == "double_buffer") single_buffered = before;
     before = f;
   };
   try {
