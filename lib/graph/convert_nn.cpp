@@ -505,9 +505,35 @@ std::vector<te::Tensor> convert_lrn(const NodeContext& c) {
                    c.attr_float("bias", 1.0), c.out_name())};
 }
 
+// Training mode (opset 14's attribute): Y normalized by the batch's mean and
+// (biased) variance over every axis but the channel's, and the running
+// statistics updated with them: input * momentum + batch * (1 - momentum).
+std::vector<te::Tensor> batch_norm_training(const NodeContext& c) {
+  const te::Tensor& x = c.in(0);
+  const std::string n = c.out_name();
+  const size_t rank = c.shape(0).size();
+  c.check(rank >= 2, "input needs rank at least 2 (N, C, ...)");
+  std::vector<int64_t> axes{0}, channel_shape(rank, 1);
+  for (size_t d = 2; d < rank; ++d) axes.push_back(static_cast<int64_t>(d));
+  channel_shape[1] = c.shape(0)[1];
+  const te::Tensor mean = ops::reduce_mean(x, axes, false, n + "_batch_mean");
+  const te::Tensor centered = ops::sub(x, ops::reshape(mean, channel_shape, n + "_mean_c"), n + "_centered");
+  const te::Tensor var = ops::reduce_mean(ops::mul(centered, centered, n + "_squared"), axes, false, n + "_batch_var");
+  const double momentum = c.attr_float("momentum", 0.9);
+  const auto running = [&](size_t input, const te::Tensor& batch, size_t output) {
+    return ops::add(ops::scale(c.in(input), momentum, c.out_name(output) + "_kept"),
+                    ops::scale(batch, 1.0 - momentum, c.out_name(output) + "_new"), c.out_name(output));
+  };
+  std::vector<te::Tensor> outs{
+      ops::batch_norm(x, c.in(1), c.in(2), mean, var, c.attr_float("epsilon", 1e-5), n)};
+  if (c.node.outputs.size() > 1) outs.push_back(running(3, mean, 1));
+  if (c.node.outputs.size() > 2) outs.push_back(running(4, var, 2));
+  return outs;
+}
+
 std::vector<te::Tensor> convert_batch_norm(const NodeContext& c) {
-  c.check(c.attr_int("training_mode", 0) == 0, "attribute 'training_mode' = 1 is not supported (inference only)");
   c.check(c.attr_int("spatial", 1) == 1, "attribute 'spatial' = 0 is not supported");
+  if (c.attr_int("training_mode", 0) != 0) return batch_norm_training(c);
   return {ops::batch_norm(c.in(0), c.in(1), c.in(2), c.in(3), c.in(4), c.attr_float("epsilon", 1e-5),
                           c.out_name())};
 }

@@ -29,9 +29,14 @@ te::Tensor reshaped(const NodeContext& c, const te::Tensor& x, const std::vector
 std::vector<te::Tensor> convert_copy(const NodeContext& c) { return {ops::copy(c.in(0), c.out_name())}; }
 
 std::vector<te::Tensor> convert_dropout(const NodeContext& c) {
-  // Inference: the identity. A training_mode input that is true would not be.
-  if (c.opset() >= 12 && c.node.inputs.size() > 2 && !c.node.inputs[2].empty())
-    c.check(c.const_scalar(2, "training_mode") == 0, "input 2 (training_mode) is true; only inference is supported");
+  // Inference, or training with a ratio of 0: the identity and a mask of
+  // ones. Training with another ratio would draw a random mask.
+  if (c.opset() >= 12 && c.node.inputs.size() > 2 && !c.node.inputs[2].empty() &&
+      c.const_scalar(2, "training_mode") != 0) {
+    const double ratio = c.has(1) ? c.const_scalar(1, "ratio") : 0.5;
+    c.check(ratio == 0, "input 2 (training_mode) is true with a ratio of ", ratio,
+            "; a random dropout mask is not supported (only inference, or training with ratio 0)");
+  }
   std::vector<te::Tensor> outs{ops::copy(c.in(0), c.out_name())};
   if (c.node.outputs.size() > 1 && !c.node.outputs[1].empty())
     outs.push_back(ops::full(c.in(0)->shape(), ir::DType::Bool, 1, c.out_name(1)));

@@ -227,6 +227,16 @@ void downgrade_to_library_opset(onnx::ModelProto& model, int opset) {
   // The checker refuses IR versions newer than its own; the IR additions
   // since (new element types, ...) concern nothing tunectl accepts.
   if (model.ir_version() > onnx::IR_VERSION) model.set_ir_version(onnx::IR_VERSION);
+  // The library's pooling inference, at every opset, keeps a last ceil-mode
+  // window that starts in the end padding (ONNX 1.16 fixed it); tunectl's
+  // pooling drops it, so such a shape is left to the converter.
+  onnx::GraphProto* nodes = model.mutable_graph();
+  for (int i = 0; i < nodes->node_size(); ++i) {
+    onnx::NodeProto& node = *nodes->mutable_node(i);
+    const bool pool = node.op_type() == "MaxPool" || node.op_type() == "AveragePool" || node.op_type() == "LpPool";
+    const onnx::AttributeProto* ceil_mode = find_attribute(node, "ceil_mode");
+    if (pool && ceil_mode && ceil_mode->i() != 0 && node.output_size() == 1) make_opaque(node, *nodes);
+  }
   int library_max = onnx_library_max_opset();
   if (opset <= library_max) return;
   internal_check(opset >= 18 && opset <= 21 && library_max == 17, "no rewrite from opset ", opset, " to ",
@@ -292,6 +302,10 @@ void downgrade_to_library_opset(onnx::ModelProto& model, int opset) {
                                                              : onnx::TensorProto::UINT8;
       }
       if (to != 0) make_cast(node, to);
+    } else if (node.op_type() == "DFT") {
+      // Opset 20 moved the axis into an input, which DFT-17's schema refuses;
+      // the converter reads it and infers the shape.
+      if (node.input_size() > 2) make_opaque(node, *graph);
     } else if (node.op_type() == "GridSample") {
       // Opset 20's volumetric grids and renamed modes: the shape is left to tunectl.
       make_opaque(node, *graph);

@@ -63,6 +63,14 @@ std::vector<Case> all_cases(const std::string& root) {
   return cases;
 }
 
+bool has_core_types(const Case& c) {
+  try {
+    return graph::model_has_core_types((c.dir / "model.onnx").string());
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 bool all_ops_supported(const Case& c) {
   try {
     for (const auto& op : graph::model_op_types((c.dir / "model.onnx").string()))
@@ -127,10 +135,12 @@ TEST_CASE("node tests: every ONNX test case of supported operators matches", "[c
 
   std::set<std::string> passed;
   std::vector<std::string> regressions;
-  size_t supported = 0, total = 0;
+  size_t supported = 0, total = 0, core = 0, core_passed = 0;
   for (const auto& c : cases) {
     if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
     ++total;
+    const bool core_typed = has_core_types(c);
+    core += core_typed;
     if (!all_ops_supported(c)) {
       if (expected.count(c.name)) regressions.push_back(c.name + ": an operator is no longer supported");
       continue;
@@ -139,6 +149,7 @@ TEST_CASE("node tests: every ONNX test case of supported operators matches", "[c
     CaseResult r = run_isolated(c);
     if (r.outcome == Outcome::Pass) {
       passed.insert(c.name);
+      core_passed += core_typed;
       continue;
     }
     std::printf("%s %s: %s\n", r.outcome == Outcome::Mismatch ? "MISMATCH" : "ERROR   ", c.name.c_str(),
@@ -146,6 +157,8 @@ TEST_CASE("node tests: every ONNX test case of supported operators matches", "[c
     if (expected.count(c.name)) regressions.push_back(c.name + ": " + first_line(r.message));
   }
   std::printf("\n%zu passed / %zu supported (%zu total)\n", passed.size(), supported, total);
+  std::printf("%zu passed / %zu with core types (%.1f%%)\n", core_passed, core,
+              core ? 100.0 * static_cast<double>(core_passed) / static_cast<double>(core) : 0.0);
   for (const auto& name : passed)
     if (!expected.count(name)) std::printf("newly passing (add to expected_pass.txt): %s\n", name.c_str());
   const char* update = std::getenv("TUNECTL_UPDATE_CONFORMANCE");

@@ -29,14 +29,10 @@ namespace {
 // purpose, with the reason; the test fails if one of them starts passing
 // (then drop it from here) or if any other test fails.
 const std::map<std::string, std::string> kExpectedFailures = {
-    {"test_batchnorm_epsilon_training_mode", "training_mode = 1: inference only"},
-    {"test_batchnorm_example_training_mode", "training_mode = 1: inference only"},
-    {"test_training_dropout", "training_mode true: inference only"},
-    {"test_training_dropout_default", "training_mode true: inference only"},
-    {"test_training_dropout_default_mask", "training_mode true: inference only"},
-    {"test_training_dropout_mask", "training_mode true: inference only"},
-    {"test_training_dropout_zero_ratio", "training_mode true: inference only"},
-    {"test_training_dropout_zero_ratio_mask", "training_mode true: inference only"},
+    {"test_training_dropout", "training_mode true, ratio 0.5: a random mask"},
+    {"test_training_dropout_default", "training_mode true, ratio 0.5: a random mask"},
+    {"test_training_dropout_default_mask", "training_mode true, ratio 0.5: a random mask"},
+    {"test_training_dropout_mask", "training_mode true, ratio 0.75: a random mask"},
     {"test_resize_downsample_scales_cubic_antialias", "antialias"},
     {"test_resize_downsample_scales_linear_antialias", "antialias"},
     {"test_resize_downsample_sizes_cubic_antialias", "antialias"},
