@@ -19,6 +19,7 @@ const ConverterTable& converters() {
     add_scatter_converters(t);
     add_loss_converters(t);
     add_rnn_converters(t);
+    add_quantize_converters(t);
     // The X-macro list and the converters must agree exactly.
 #define TUNECTL_CHECK_CONVERTER(op, cls) internal_check(t.count(#op) == 1, "no converter for listed op " #op);
     TUNECTL_ONNX_OPS(TUNECTL_CHECK_CONVERTER)

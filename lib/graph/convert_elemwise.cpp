@@ -154,74 +154,9 @@ std::vector<te::Tensor> convert_cast(const NodeContext& c) {
   return {ops::cast(c.in(0), to, c.out_name())};
 }
 
-// A quantization scale or zero point: one value, or one per index of `axis`
-// of x (shaped to broadcast along it), or with opset 21's block_size one per
-// block of that many indices of `axis` (x's shape elsewhere), repeated over
-// its block.
-te::Tensor per_axis(const NodeContext& c, size_t i, const std::string& suffix) {
-  const te::Tensor& v = c.in(i);
-  const std::vector<int64_t> vs = c.shape(i), xs = c.shape(0);
-  const int64_t block = c.attr_int("block_size", 0);
-  c.check(block >= 0, "attribute 'block_size' = ", block, " must not be negative");
-  if (block == 0 && ops::product(vs) == 1) return v;
-  const int64_t rank = static_cast<int64_t>(xs.size()), axis = c.attr_int("axis", 1);
-  c.check(axis >= -rank && axis < rank, "attribute 'axis' = ", axis, " is out of range for rank ", rank);
-  const size_t ax = static_cast<size_t>(axis < 0 ? axis + rank : axis);
-  if (block > 0) {
-    std::vector<int64_t> want = xs;
-    want[ax] = (xs[ax] + block - 1) / block;
-    c.check(vs == want, "input ", i, " must have shape ", ir::shape_to_string(want), " for blocks of ", block,
-            " along axis ", axis, ", it has shape ", ir::shape_to_string(vs));
-    return te::compute(
-        c.out_name() + suffix, xs,
-        [&](const std::vector<ir::Var>& at) {
-          std::vector<ir::Expr> index(at.begin(), at.end());
-          index[ax] = ir::make_floordiv(at[ax], ir::make_int(block));
-          return te::read(v, index);
-        },
-        "injective", v->dtype());
-  }
-  c.check(vs.size() == 1 && vs[0] == xs[ax], "input ", i, " must hold 1 value or one per index of axis ", axis, " (",
-          xs[ax], "), it has shape ", ir::shape_to_string(vs));
-  std::vector<int64_t> shape(xs.size(), 1);
-  shape[ax] = xs[ax];
-  return ops::reshape(v, shape, c.out_name() + suffix);
-}
-
-// QuantizeLinear: saturate(round(x / scale) + zero_point) in the zero
-// point's integer type (uint8 without one), rounding half to even.
-std::vector<te::Tensor> convert_quantize(const NodeContext& c) {
-  const te::Tensor& x = c.in(0);
-  const int64_t output_dtype = c.attr_int("output_dtype", 0);
-  std::optional<ir::DType> q = c.has(2) ? c.in(2)->dtype() : ir::DType::UInt8;
-  if (output_dtype != 0) {
-    q = dtype_from_onnx_code(output_dtype);
-    c.check(q.has_value() && (!c.has(2) || *q == c.in(2)->dtype()), "attribute 'output_dtype' = ", output_dtype,
-            " is not the zero point's type or not supported");
-  }
-  c.check(ir::is_int(*q), "the zero point must be an integer type, it is ", ir::to_string(*q));
-  te::Tensor y = ops::round(ops::div(x, per_axis(c, 1, "_scale"), c.out_name() + "_scaled"), c.out_name() + "_rounded");
-  if (c.has(2)) y = ops::add(y, ops::cast(per_axis(c, 2, "_zp"), x->dtype(), c.out_name() + "_zpf"), c.out_name() + "_shifted");
-  const ir::Expr lo = ir::reduce_identity(ir::ReduceOp::Max, *q), hi = ir::reduce_identity(ir::ReduceOp::Min, *q);
-  y = ops::clip(y, static_cast<double>(*ir::as_const_int(lo)), static_cast<double>(*ir::as_const_int(hi)),
-                c.out_name() + "_saturated");
-  return {ops::cast(y, *q, c.out_name())};
-}
-
-// DequantizeLinear: (x - zero_point) * scale, in the scale's type.
-std::vector<te::Tensor> convert_dequantize(const NodeContext& c) {
-  const te::Tensor scale = per_axis(c, 1, "_scale");
-  const ir::DType f = scale->dtype();
-  te::Tensor x = ops::cast(c.in(0), f, c.out_name() + "_float");
-  if (c.has(2)) x = ops::sub(x, ops::cast(per_axis(c, 2, "_zp"), f, c.out_name() + "_zpf"), c.out_name() + "_centered");
-  return {ops::mul(x, scale, c.out_name())};
-}
-
 }  // namespace
 
 void add_elemwise_converters(ConverterTable& t) {
-  t["QuantizeLinear"] = convert_quantize;
-  t["DequantizeLinear"] = convert_dequantize;
   t["Relu"] = unary(ops::relu);
   t["Sigmoid"] = unary(ops::sigmoid);
   t["Tanh"] = unary(ops::tanh);

@@ -91,5 +91,6 @@ void add_resize_converters(ConverterTable& table);
 void add_scatter_converters(ConverterTable& table);
 void add_loss_converters(ConverterTable& table);
 void add_rnn_converters(ConverterTable& table);
+void add_quantize_converters(ConverterTable& table);
 
 }  // namespace tunectl::graph

@@ -26,6 +26,8 @@ std::string progress_line(const ProgressInfo& p) {
   char best[32] = "none yet";
   if (p.task_gflops > 0) {
     std::snprintf(best, sizeof(best), p.task_gflops >= 1 ? "%.1f GFLOP/s" : "%.2g GFLOP/s", p.task_gflops);
+  } else if (p.task_best_s > 0) {
+    std::snprintf(best, sizeof(best), "%.3g ms", p.task_best_s * 1e3);
   }
   char latency[32] = "?";
   if (std::isfinite(p.latency_s)) std::snprintf(latency, sizeof(latency), "%.3g ms", p.latency_s * 1e3);

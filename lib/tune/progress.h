@@ -17,7 +17,8 @@ struct ProgressInfo {
   std::string task_name;
   int trials = 0;          // new measurements so far
   int trial_budget = 0;
-  double task_gflops = 0;  // best GFLOP/s of the task; 0 = none valid yet
+  double task_gflops = 0;  // best GFLOP/s of the task; 0 = none valid yet or no float ops
+  double task_best_s = 0;  // the task's best time, shown when it has no float ops (integer kernels); 0 = none
   double latency_s = 0;    // estimated end-to-end latency; +inf = unknown
   double elapsed_s = 0;
   double left_s = -1;      // estimated time left; < 0 = unknown

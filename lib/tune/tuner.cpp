@@ -137,6 +137,7 @@ void Tuner::show_progress(int t, bool end_of_round) {
   p.trial_budget = o_.trials;
   const double best = runs_[t].best_cost;
   p.task_gflops = std::isfinite(best) && best > 0 ? tasks_[t].flops / best / 1e9 : 0;
+  p.task_best_s = std::isfinite(best) && best > 0 ? best : 0;
   p.latency_s = scheduler_.objective();
   p.elapsed_s = elapsed();
   double left = -1;

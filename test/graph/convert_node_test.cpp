@@ -38,6 +38,10 @@ const std::map<std::string, std::string> kExpectedFailures = {
     {"test_resize_downsample_sizes_cubic_antialias", "antialias"},
     {"test_resize_downsample_sizes_linear_antialias", "antialias"},
     {"test_convtranspose_3d", "3-D convolution"},
+    // ONNX's reference casts an out-of-range int8 result without the
+    // saturation its spec asks for (-236 comes out as 20); tunectl saturates.
+    {"test_qlinearmatmul_2D_int8_float32", "saturates where the reference wraps"},
+    {"test_qlinearmatmul_3D_int8_float32", "saturates where the reference wraps"},
 };
 
 // Prefix of run_node_test's message when import_onnx itself refused the

@@ -575,3 +575,34 @@ TEST_CASE("Not negates bool tensors and refuses others", "[unit][graph][convert]
   f.input("x", array(ir::DType::Float32, {2}, {1, 0}));
   CHECK(contains(error_of([&] { f.node("Not", {"x"}, {"y"}); }), "needs a bool input"));
 }
+
+TEST_CASE("quantized products check their operand, zero point and bias types", "[unit][graph][convert][error]") {
+  GraphBuilder b(13);
+  runtime::NDArray a(ir::DType::UInt8, {2, 4}), w(ir::DType::UInt8, {3, 1, 1, 1}), img(ir::DType::UInt8, {1, 1, 4, 4});
+  runtime::NDArray signed_zp(ir::DType::Int8, {}), zp(ir::DType::UInt8, {}), scale(ir::DType::Float32, {});
+  scale.set(0, 0.5);
+  b.input("a", a);
+  b.input("af", iota({2, 4}));
+  b.input("img", img);
+  b.constant("bq", runtime::NDArray(ir::DType::UInt8, {4, 3}));
+  b.constant("w", w);
+  b.constant("szp", signed_zp);
+  b.constant("zp", zp);
+  b.constant("scale", scale);
+  b.constant("fbias", iota({3}));
+  std::string msg = error_of([&] { b.node("MatMulInteger", {"af", "bq"}, {"m"}); });
+  CHECK(contains(msg, "(MatMulInteger)"));
+  CHECK(contains(msg, "input 0 must be int8 or uint8, it is float32"));
+  msg = error_of([&] { b.node("MatMulInteger", {"a", "bq", "szp"}, {"m2"}); });
+  CHECK(contains(msg, "a zero point must have its input's type (uint8), it is int8"));
+  msg = error_of([&] {
+    b.node("QLinearConv", {"img", "scale", "zp", "w", "scale", "zp", "scale", "zp", "fbias"}, {"q"});
+  });
+  CHECK(contains(msg, "(QLinearConv)"));
+  CHECK(contains(msg, "the bias must be int32, it is float32"));
+  msg = error_of([&] { b.node("QLinearMatMul", {"a", "scale", "zp", "bq", "scale", "zp", "scale", "scale"}, {"y"}); });
+  CHECK(contains(msg, "the output zero point must be int8 or uint8, it is float32"));
+  msg = error_of([&] { b.node("DynamicQuantizeLinear", {"a"}, {"dq", "ds", "dz"}); });
+  CHECK(contains(msg, "(DynamicQuantizeLinear)"));
+  CHECK(contains(msg, "input must be float32, it is uint8"));
+}

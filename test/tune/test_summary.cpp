@@ -118,6 +118,9 @@ TEST_CASE("progress line and durations", "[tune]") {
   p.left_s = -1;
   CHECK(tune::progress_line(p) ==
         "[round 12] task 3/7 conv2d_relu_2 | trials 230/1000 | best none yet | est. latency ? | elapsed 1m02s");
+  p.task_best_s = 2.5e-6;  // an integer kernel: no flops, so its time
+  CHECK(tune::progress_line(p) ==
+        "[round 12] task 3/7 conv2d_relu_2 | trials 230/1000 | best 0.0025 ms | est. latency ? | elapsed 1m02s");
 }
 
 TEST_CASE("best cost history has one entry per chunk of a round", "[tune]") {
