@@ -490,6 +490,7 @@ std::vector<OpEntry> make_entries() {
                           : p.boolean("linear", true) ? ResizeMode::Linear
                                                       : ResizeMode::Nearest;
                  a.exclude_outside = p.boolean("exclude_outside", false);
+                 a.antialias = p.boolean("antialias", false);
                  a.transform = p.boolean("align_corners", false) ? CoordinateTransform::AlignCorners
                                                                  : CoordinateTransform::HalfPixel;
                  const double scale = p.number("scale", 2.0);
@@ -504,7 +505,9 @@ std::vector<OpEntry> make_entries() {
                {{{"shape", {1, 3, 5, 7}}},
                 {{"shape", {2, 2, 8, 6}}, {"linear", false}, {"scale", 0.5}},
                 {{"shape", {1, 2, 9, 7}}, {"cubic", true}, {"exclude_outside", true}, {"scale", 0.5}},
-                {{"shape", {1, 2, 4, 5}}, {"align_corners", true}, {"scale", 3.0}}}});
+                {{"shape", {1, 2, 4, 5}}, {"align_corners", true}, {"scale", 3.0}},
+                {{"shape", {1, 2, 10, 9}}, {"antialias", true}, {"scale", 0.4}},
+                {{"shape", {1, 1, 8, 12}}, {"cubic", true}, {"antialias", true}, {"exclude_outside", true}, {"scale", 0.6}}}});
   e.push_back({"top_k",
                [](Params& p) {
                  TopK r = top_k(input("x", p.shape("shape", {32, 512})), p.integer("k", 8), p.integer("axis", -1),

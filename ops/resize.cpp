@@ -1,5 +1,7 @@
 #include "ops/resize.h"
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "ir/error.h"
@@ -98,6 +100,88 @@ std::vector<Tap> axis_taps(const ResizeAttrs& a, Expr coord, int64_t in) {
   return taps;
 }
 
+// ONNX's antialiasing kernel at distance d (in input elements) times the
+// axis' scale: the tent (linear) or Keys' cubic, zero outside its support.
+Expr antialias_kernel(const ResizeAttrs& a, Expr d) {
+  Expr x = call(ir::MathFunc::abs, d);
+  if (a.mode == ResizeMode::Linear) return ir::make_max(f64(1) - x, f64(0));
+  const double A = a.cubic_coeff_a;
+  Expr near = (f64(A + 2) * x - f64(A + 3)) * x * x + f64(1);
+  Expr far = ((f64(A) * x - f64(5 * A)) * x + f64(8 * A)) * x - f64(4 * A);
+  return ir::make_select(x <= f64(1), near, ir::make_select(x < f64(2), far, f64(0)));
+}
+
+// The taps of an antialiased axis: output index o reads input positions
+// first(o) + k for k < count, where first(o) = ceil(x) - 1 + start so that
+// the window holds the count positions nearest x (ONNX's reference).
+struct AntialiasAxis {
+  int64_t start = 0, count = 0;
+  double scale = 1;  // min(s, 1): upscaling keeps the plain kernel
+  Expr first(Expr coord) const { return call(ir::MathFunc::ceil, coord) - f64(static_cast<double>(1 - start)); }
+};
+
+AntialiasAxis antialias_axis(const ResizeAttrs& a, size_t d) {
+  AntialiasAxis ax;
+  ax.scale = std::min(a.scales[d], 1.0);
+  const double support = a.mode == ResizeMode::Linear ? 1 : 2;
+  ax.start = static_cast<int64_t>(std::floor(-support / ax.scale)) + 1;
+  ax.count = 2 - 2 * ax.start;
+  return ax;
+}
+
+// Weights [out, count] of an antialiased axis: the kernel at each tap over
+// their sum (taps outside the input weigh 0 with exclude_outside).
+te::Tensor antialias_weights(const ResizeAttrs& a, size_t d, int64_t in, const std::string& name) {
+  const AntialiasAxis ax = antialias_axis(a, d);
+  const auto raw = [&](Expr o, Expr k) {
+    Expr coord = input_coordinate(a, d, o, in);
+    Expr at = ax.first(coord) + ir::make_cast(ir::DType::Float64, k);
+    Expr w = antialias_kernel(a, (at - coord) * f64(ax.scale));
+    if (!a.exclude_outside) return w;
+    return ir::make_select(ir::make_and(at >= f64(0), at <= f64(static_cast<double>(in - 1))), w, f64(0));
+  };
+  ir::IterVar k = te::reduce_axis(ax.count, "rk");
+  te::Tensor total = te::compute(
+      name + "_sum", {a.out_shape[d]}, [&](const std::vector<ir::Var>& i) { return te::sum(raw(i[0], k.var), {k}); },
+      "reduce", ir::DType::Float64);
+  return te::compute(
+      name, {a.out_shape[d], ax.count},
+      [&](const std::vector<ir::Var>& i) { return raw(i[0], i[1]) / te::read(total, {i[0]}); }, "injective",
+      ir::DType::Float64);
+}
+
+te::Tensor resize_antialias(const te::Tensor& x, const ResizeAttrs& a, const std::vector<bool>& resized,
+                            const std::string& name) {
+  const auto& in = x->shape();
+  std::vector<te::Tensor> weights(in.size());
+  std::vector<ir::IterVar> taps;
+  std::vector<size_t> tap_axis;
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (!resized[d]) continue;
+    weights[d] = antialias_weights(a, d, in[d], name + "_w" + std::to_string(d));
+    taps.push_back(te::reduce_axis(antialias_axis(a, d).count, "r" + std::to_string(d)));
+    tap_axis.push_back(d);
+  }
+  te::Tensor acc = te::compute(
+      name + "_acc", a.out_shape,
+      [&](const std::vector<ir::Var>& i) {
+        std::vector<Expr> at(i.begin(), i.end());
+        Expr w = f64(1);
+        for (size_t t = 0; t < taps.size(); ++t) {
+          const size_t d = tap_axis[t];
+          Expr first = antialias_axis(a, d).first(input_coordinate(a, d, i[d], in[d]));
+          at[d] = clamped_index(first + ir::make_cast(ir::DType::Float64, taps[t].var), in[d]);
+          w = w * te::read(weights[d], {i[d], taps[t].var});
+        }
+        return te::sum(w * ir::make_cast(ir::DType::Float64, te::read(x, at)), taps);
+      },
+      "reduce", ir::DType::Float64);
+  return te::compute(
+      name, a.out_shape,
+      [&](const std::vector<ir::Var>& i) { return ir::make_cast(x->dtype(), te::read(acc, {i.begin(), i.end()})); },
+      "elemwise", x->dtype());
+}
+
 }  // namespace
 
 te::Tensor resize(const te::Tensor& x, const ResizeAttrs& a, const std::string& name) {
@@ -111,18 +195,26 @@ te::Tensor resize(const te::Tensor& x, const ResizeAttrs& a, const std::string& 
   user_check(a.transform != CoordinateTransform::TfCropAndResize ||
                  (a.roi_start.size() == in.size() && a.roi_end.size() == in.size()),
              name, ": tf_crop_and_resize needs a region of interest per dimension");
+  std::vector<bool> resized(in.size());
+  bool downscaled = false;
+  for (size_t d = 0; d < in.size(); ++d) {
+    const bool whole = a.transform != CoordinateTransform::TfCropAndResize || (a.roi_start[d] == 0 && a.roi_end[d] == 1);
+    resized[d] = !(a.out_shape[d] == in[d] && a.scales[d] == 1.0 && whole);
+    downscaled = downscaled || (resized[d] && a.scales[d] < 1);
+  }
+  if (a.antialias && a.mode != ResizeMode::Nearest && downscaled) {
+    user_check(a.transform != CoordinateTransform::TfCropAndResize, name,
+               ": antialiasing does not combine with tf_crop_and_resize here");
+    return resize_antialias(x, a, resized, name);
+  }
   return te::compute(
       name, a.out_shape,
       [&](const std::vector<ir::Var>& i) {
         std::vector<std::vector<Tap>> taps(in.size());
         std::vector<Expr> coords(in.size());
-        for (size_t d = 0; d < in.size(); ++d) {
-          const bool whole = a.transform != CoordinateTransform::TfCropAndResize ||
-                             (a.roi_start[d] == 0 && a.roi_end[d] == 1);
-          const bool unresized = a.out_shape[d] == in[d] && a.scales[d] == 1.0 && whole;
-          taps[d] = unresized ? std::vector<Tap>{{i[d], Expr()}}
-                              : axis_taps(a, coords[d] = input_coordinate(a, d, i[d], in[d]), in[d]);
-        }
+        for (size_t d = 0; d < in.size(); ++d)
+          taps[d] = !resized[d] ? std::vector<Tap>{{i[d], Expr()}}
+                                : axis_taps(a, coords[d] = input_coordinate(a, d, i[d], in[d]), in[d]);
         Expr value;
         if (a.mode == ResizeMode::Nearest) {
           std::vector<Expr> index;

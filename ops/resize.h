@@ -6,7 +6,9 @@
 // parameter A (4^k reads), all with indices clamped to the input (edge
 // padding, as ONNX's reference) unless exclude_outside drops the taps
 // outside it and renormalizes the rest. One injective compute op;
-// coordinates and weights in float64.
+// coordinates and weights in float64. Antialiased downscaling reads 2/s
+// (linear) or 4/s (cubic) taps per axis scaled by s: a weight table per
+// such axis (normalized kernel values) and a float64 reduction over the taps.
 #pragma once
 
 #include <string>
@@ -35,6 +37,9 @@ struct ResizeAttrs {
   std::vector<double> scales;      // per dimension: output / input, as given or computed from the sizes
   double cubic_coeff_a = -0.75;    // cubic mode's A
   bool exclude_outside = false;    // cubic mode: taps outside the input weigh 0, the rest renormalized
+  // Linear and cubic modes: an axis scaled by s < 1 widens its kernel by 1/s
+  // (a low-pass filter, as ONNX's antialias = 1).
+  bool antialias = false;
   // TfCropAndResize: per dimension, the region's start and end (0 and 1: the
   // whole axis), and the value of an output whose coordinate falls outside
   // the input.

@@ -47,6 +47,8 @@ bool is_supported_op(const std::string& op_type) {
 }
 
 OpClass op_class(const Node& node) {
+  // Antialiased downscaling reduces over its taps (ops::resize): a kernel of its own.
+  if (node.op_type == "Resize" && node.attrs.get_int(node, "antialias", 0) != 0) return OpClass::Anchor;
 #define TUNECTL_OP_CLASS(op, cls) \
   if (node.op_type == #op) return OpClass::cls;
   TUNECTL_ONNX_OPS(TUNECTL_OP_CLASS)

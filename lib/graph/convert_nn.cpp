@@ -475,6 +475,22 @@ std::vector<te::Tensor> convert_lp_norm(const NodeContext& c) {
   return {ops::div(c.in(0), norm, c.out_name())};
 }
 
+// MeanVarianceNormalization, as ONNX's function body defines it: (x - E[x])
+// / (sqrt(E[x^2] - E[x]^2) + 1e-9) over `axes` (default N, H, W).
+std::vector<te::Tensor> convert_mvn(const NodeContext& c) {
+  const te::Tensor& x = c.in(0);
+  const std::string n = c.out_name();
+  const int64_t rank = static_cast<int64_t>(c.shape(0).size());
+  const std::vector<int64_t> axes = c.attr_ints("axes", {0, 2, 3});
+  for (int64_t a : axes) c.check(a >= -rank && a < rank, "attribute 'axes' holds ", a, ", out of range for rank ", rank);
+  const te::Tensor mean = ops::reduce_mean(x, axes, true, n + "_mean");
+  const te::Tensor mean_of_squares = ops::reduce_mean(ops::mul(x, x, n + "_squares"), axes, true, n + "_mean_sq");
+  const te::Tensor variance = ops::sub(mean_of_squares, ops::mul(mean, mean, n + "_sq_mean"), n + "_variance");
+  const te::Tensor deviation = ops::add(ops::sqrt(variance, n + "_std"), ops::full({1}, x->dtype(), 1e-9, n + "_eps"),
+                                        n + "_std_eps");
+  return {ops::div(ops::sub(x, mean, n + "_centered"), deviation, n)};
+}
+
 // TopK: k from the input (opset 10 on) or the attribute (before).
 std::vector<te::Tensor> convert_top_k(const NodeContext& c) {
   const int64_t rank = static_cast<int64_t>(c.shape(0).size()), axis = c.attr_int("axis", -1);
@@ -598,6 +614,7 @@ void add_nn_converters(ConverterTable& t) {
   t["GroupNormalization"] = convert_group_norm;
   t["LpPool"] = convert_lp_pool;
   t["LpNormalization"] = convert_lp_norm;
+  t["MeanVarianceNormalization"] = convert_mvn;
   t["TopK"] = convert_top_k;
   t["Einsum"] = convert_einsum;
   t["ReduceSum"] = reduction(ops::reduce_sum, 13);

@@ -65,7 +65,6 @@ std::vector<te::Tensor> convert_resize(const NodeContext& c) {
   const te::Tensor& x = c.in(0);
   const std::vector<int64_t> in = c.shape(0);
   const size_t rank = in.size();
-  c.check(c.attr_int("antialias", 0) == 0, "attribute 'antialias' = 1 is not supported");
   std::vector<int64_t> axes = c.attr_ints("axes", {});
   if (axes.empty())
     for (size_t d = 0; d < rank; ++d) axes.push_back(static_cast<int64_t>(d));
@@ -79,6 +78,7 @@ std::vector<te::Tensor> convert_resize(const NodeContext& c) {
   attrs.rounding = nearest_rounding(c);
   attrs.cubic_coeff_a = c.attr_float("cubic_coeff_a", -0.75);
   attrs.exclude_outside = c.attr_int("exclude_outside", 0) != 0;
+  attrs.antialias = c.attr_int("antialias", 0) != 0;
   attrs.extrapolation_value = c.attr_float("extrapolation_value", 0.0);
   attrs.roi_start.assign(rank, 0.0);
   attrs.roi_end.assign(rank, 1.0);

@@ -287,7 +287,7 @@ void downgrade_to_library_opset(onnx::ModelProto& model, int opset) {
         make_opaque(node, *graph);
         continue;
       }
-      remove_attribute(node, "antialias");  // refused by the converter when set
+      remove_attribute(node, "antialias");  // the same shape; the converter reads it
     } else if (node.op_type() == "QuantizeLinear" || node.op_type() == "DequantizeLinear") {
       // Opsets 19-21's 16-bit types, output_dtype and block_size have no
       // schema in the library; the output has x's shape and the zero

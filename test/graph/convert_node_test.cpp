@@ -33,10 +33,6 @@ const std::map<std::string, std::string> kExpectedFailures = {
     {"test_training_dropout_default", "training_mode true, ratio 0.5: a random mask"},
     {"test_training_dropout_default_mask", "training_mode true, ratio 0.5: a random mask"},
     {"test_training_dropout_mask", "training_mode true, ratio 0.75: a random mask"},
-    {"test_resize_downsample_scales_cubic_antialias", "antialias"},
-    {"test_resize_downsample_scales_linear_antialias", "antialias"},
-    {"test_resize_downsample_sizes_cubic_antialias", "antialias"},
-    {"test_resize_downsample_sizes_linear_antialias", "antialias"},
     {"test_convtranspose_3d", "3-D convolution"},
     // ONNX's reference casts an out-of-range int8 result without the
     // saturation its spec asks for (-236 comes out as 20); tunectl saturates.
