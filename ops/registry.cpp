@@ -5,6 +5,7 @@
 
 #include "ir/error.h"
 #include "ops/col2im.h"
+#include "ops/deform_conv.h"
 #include "ops/conv2d.h"
 #include "ops/dft.h"
 #include "ops/einsum.h"
@@ -502,12 +503,10 @@ std::vector<OpEntry> make_entries() {
                  }
                  return one(resize(input("x", s), a));
                },
-               {{{"shape", {1, 3, 5, 7}}},
+               {{{"shape", {1, 2, 10, 9}}, {"antialias", true}, {"scale", 0.4}},
                 {{"shape", {2, 2, 8, 6}}, {"linear", false}, {"scale", 0.5}},
-                {{"shape", {1, 2, 9, 7}}, {"cubic", true}, {"exclude_outside", true}, {"scale", 0.5}},
-                {{"shape", {1, 2, 4, 5}}, {"align_corners", true}, {"scale", 3.0}},
-                {{"shape", {1, 2, 10, 9}}, {"antialias", true}, {"scale", 0.4}},
-                {{"shape", {1, 1, 8, 12}}, {"cubic", true}, {"antialias", true}, {"exclude_outside", true}, {"scale", 0.6}}}});
+                {{"shape", {1, 1, 9, 12}}, {"cubic", true}, {"antialias", true}, {"exclude_outside", true}, {"scale", 0.6}},
+                {{"shape", {1, 2, 4, 5}}, {"align_corners", true}, {"scale", 3.0}}}});
   e.push_back({"top_k",
                [](Params& p) {
                  TopK r = top_k(input("x", p.shape("shape", {32, 512})), p.integer("k", 8), p.integer("axis", -1),
@@ -648,6 +647,21 @@ std::vector<OpEntry> make_entries() {
                 {{"shape", {3, 6, 2}}, {"inverse", true}},
                 {{"shape", {2, 5, 7, 2}}, {"axis", 2}, {"length", 9}, {"onesided", true}},
                 {{"shape", {4, 12, 1}}, {"length", 8}}}});
+  e.push_back({"deform_conv2d",
+               [](Params& p) {
+                 const int64_t n = p.dim("N", 1), c = p.dim("C", 64), h = p.dim("H", 28), w = p.dim("W", 28);
+                 const int64_t k = p.dim("K", 64), r = p.dim("R", 3), s = p.dim("S", 3), g = p.dim("offset_groups", 1);
+                 const Conv2dAttrs a = conv_attrs(p);
+                 user_check(a.groups > 0 && c % a.groups == 0, "deform_conv2d: groups must divide C");
+                 const int64_t oh = (h + a.padding[0] + a.padding[2] - a.dilation[0] * (r - 1) - 1) / a.stride[0] + 1;
+                 const int64_t ow = (w + a.padding[1] + a.padding[3] - a.dilation[1] * (s - 1) - 1) / a.stride[1] + 1;
+                 te::Tensor mask = p.boolean("mask", false) ? input("mask", {n, g * r * s, oh, ow}) : nullptr;
+                 return one(deform_conv2d(input("data", {n, c, h, w}), weight("weight", {k, c / a.groups, r, s}),
+                                          input("offset", {n, g * r * s * 2, oh, ow}), mask, a, g));
+               },
+               {{{"C", 2}, {"H", 5}, {"W", 6}, {"K", 3}},
+                {{"C", 4}, {"H", 7}, {"W", 5}, {"K", 2}, {"offset_groups", 2}, {"mask", true}, {"pad", 1}},
+                {{"C", 4}, {"H", 8}, {"W", 8}, {"K", 4}, {"groups", 2}, {"stride", 2}, {"R", 2}, {"S", 2}}}});
   return e;
 }
 

@@ -45,6 +45,8 @@
 //   col2im        N(1) C(16) image([28,28]) block([3,3]) dilations(1s) pads(0s: begins, ends) strides(1s)
 //   dft           shape([8,256,2]: last axis real or complex) axis(1) length(0: the axis') inverse(false)
 //                 onesided(false)
+//   deform_conv2d N(1) C(64) H(28) W(28) K(64) R(3) S(3) offset_groups(1) mask(false), conv2d's stride,
+//                 pad, dilation and groups
 #pragma once
 
 #include <string>

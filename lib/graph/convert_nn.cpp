@@ -7,6 +7,7 @@
 #include "graph/convert_util.h"
 #include "ops/col2im.h"
 #include "ops/conv2d.h"
+#include "ops/deform_conv.h"
 #include "ops/dft.h"
 #include "ops/einsum.h"
 #include "ops/op_util.h"
@@ -140,6 +141,30 @@ std::vector<te::Tensor> convert_conv(const NodeContext& c) {
   std::string conv_name = b ? c.out_name() + "_conv" : c.out_name();
   te::Tensor out = blocked ? ops::conv2d_nchwc(x, w, a, conv_name) : ops::conv2d_nchw(x, w, a, conv_name);
   if (b) out = blocked ? ops::bias_add_nchwc(out, b, c.out_name()) : ops::bias_add_nchw(out, b, c.out_name());
+  return {out};
+}
+
+// DeformConv (opset 19, 2-D): Conv's attributes plus offset_group; inputs X,
+// W, offset, then the optional bias and mask.
+std::vector<te::Tensor> convert_deform_conv(const NodeContext& c) {
+  const te::Tensor& x = c.in(0);
+  const te::Tensor& w = c.in(1);
+  check_2d(c, x);
+  c.check(w->shape().size() == 4, "the weight must have rank 4, it has ", w->shape().size());
+  ops::Conv2dAttrs a;
+  const Pair st = attr_pair(c, "strides", 1), dl = attr_pair(c, "dilations", 1);
+  a.stride = st;
+  a.dilation = dl;
+  a.groups = c.attr_int("group", 1);
+  const Pair k{w->shape()[2], w->shape()[3]};
+  if (c.has_attr("kernel_shape"))
+    c.check(c.attr_ints("kernel_shape", {}) == std::vector<int64_t>{k[0], k[1]},
+            "attribute 'kernel_shape' disagrees with the weight's shape");
+  a.padding = resolve_pads(c, {x->shape()[2], x->shape()[3]}, {dl[0] * (k[0] - 1) + 1, dl[1] * (k[1] - 1) + 1}, st);
+  const te::Tensor b = c.opt(3);
+  te::Tensor out = ops::deform_conv2d(x, w, c.in(2), c.opt(4), a, c.attr_int("offset_group", 1),
+                                      b ? c.out_name() + "_conv" : c.out_name());
+  if (b) out = ops::bias_add_nchw(out, b, c.out_name());
   return {out};
 }
 
@@ -591,6 +616,7 @@ void add_nn_converters(ConverterTable& t) {
   t["DFT"] = convert_dft;
   t["Col2Im"] = convert_col2im;
   t["Conv"] = convert_conv;
+  t["DeformConv"] = convert_deform_conv;
   t["ConvTranspose"] = convert_conv_transpose;
   t["Gemm"] = convert_gemm;
   t["MatMul"] = convert_matmul;

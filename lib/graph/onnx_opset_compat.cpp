@@ -25,7 +25,7 @@ const std::set<std::string> kReduceAxesInput18 = {"ReduceMean",      "ReduceMax"
 // input's (cropped, broadcast, a grid, an image): left to tunectl's own
 // inference.
 const std::set<std::string> kNewerOpsOfOtherShapes = {"CenterCropPad", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
-                                                      "AffineGrid", "Col2Im"};
+                                                      "AffineGrid", "Col2Im", "DeformConv"};
 
 // Constant tensors by value name: initializers and Constant outputs.
 std::map<std::string, onnx::TensorProto> constant_tensors(const onnx::GraphProto& graph) {
@@ -201,7 +201,7 @@ const std::map<std::string, int>& ops_newer_than_library() {
   static const std::map<std::string, int> ops = {
       {"Mish", 18},       {"GroupNormalization", 18}, {"CenterCropPad", 18}, {"BitwiseAnd", 18},
       {"BitwiseOr", 18},  {"BitwiseXor", 18},         {"BitwiseNot", 18},    {"Gelu", 20},
-      {"AffineGrid", 20}, {"Col2Im", 18}};
+      {"AffineGrid", 20}, {"Col2Im", 18},         {"DeformConv", 19}};
   return ops;
 }
 

@@ -606,3 +606,16 @@ TEST_CASE("quantized products check their operand, zero point and bias types", "
   CHECK(contains(msg, "(DynamicQuantizeLinear)"));
   CHECK(contains(msg, "input must be float32, it is uint8"));
 }
+
+TEST_CASE("DeformConv checks its offset and offset groups", "[unit][graph][convert][error]") {
+  GraphBuilder b(19);
+  b.input("x", iota({1, 4, 5, 5}));
+  b.constant("w", iota({2, 4, 3, 3}));
+  b.input("offset", iota({1, 18, 3, 3}));
+  b.input("bad_offset", iota({1, 9, 3, 3}));
+  std::string msg = error_of([&] { b.node("DeformConv", {"x", "w", "bad_offset"}, {"y"}); });
+  CHECK(contains(msg, "(DeformConv)"));
+  CHECK(contains(msg, "offset must have shape [1x18x3x3], it has [1x9x3x3]"));
+  msg = error_of([&] { b.node("DeformConv", {"x", "w", "offset"}, {"y2"}, {{"offset_group", int64_t{3}}}); });
+  CHECK(contains(msg, "offset groups 3 must divide input channels 4"));
+}
