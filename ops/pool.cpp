@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "ir/error.h"
+#include "ir/printer.h"
 #include "ops/transform.h"
 
 namespace tunectl::ops {
@@ -243,6 +244,76 @@ te::Tensor global_max_pool2d(const te::Tensor& x, const std::string& name) {
   a.kernel = {x->shape()[2], x->shape()[3]};
   a.stride = {1, 1};
   return max_pool(x, a, name);
+}
+
+te::Tensor max_unpool(const te::Tensor& x, const te::Tensor& indices, const std::vector<int64_t>& kernel,
+                      const std::vector<int64_t>& strides, const std::vector<int64_t>& pads,
+                      const std::vector<int64_t>& out_shape, const std::string& name) {
+  const auto& xs = x->shape();
+  const size_t k = kernel.size();
+  user_check(xs.size() == k + 2 && strides.size() == k && pads.size() == 2 * k && out_shape.size() == k + 2, name,
+             ": ", k, " kernel extents need an input of rank ", k + 2, " and as many strides, output extents and ",
+             "pairs of pads");
+  std::vector<int64_t> unpooled{xs[0], xs[1]};
+  for (size_t d = 0; d < k; ++d) {
+    unpooled.push_back((xs[d + 2] - 1) * strides[d] + kernel[d] - pads[d] - pads[d + k]);
+    user_check(unpooled.back() > 0 && out_shape[d + 2] >= unpooled.back(), name, ": the output shape ",
+               ir::shape_to_string(out_shape), " is smaller than the unpooled one (", unpooled.back(), " on axis ",
+               d + 2, ")");
+  }
+  user_check(indices->shape() == xs && indices->dtype() == ir::DType::Int64, name,
+             ": indices must be int64 of the input's shape ", ir::shape_to_string(xs));
+  user_check(out_shape[0] == xs[0] && out_shape[1] == xs[1], name, ": the output shape ",
+             ir::shape_to_string(out_shape), " must keep the input's batch and channels");
+  std::vector<ir::IterVar> windows;
+  for (size_t d = 0; d < k; ++d) {
+    user_check(kernel[d] > 0 && strides[d] > 0, name, ": kernel and strides must be positive");
+    windows.push_back(te::reduce_axis((kernel[d] + strides[d] - 1) / strides[d], "rw" + std::to_string(d)));
+  }
+  // The last window (greatest flat position in x's spatial axes) that
+  // covers the output element and whose index names it; -1 when none does.
+  te::Tensor source = te::compute(
+      name + "_source", unpooled,
+      [&](const std::vector<ir::Var>& o) {
+        Expr flat = o[0];
+        for (size_t d = 1; d < unpooled.size(); ++d) flat = flat * unpooled[d] + o[d];
+        std::vector<Expr> at{o[0], o[1]};
+        Expr position = ir::make_int(0), covers;
+        for (size_t d = 0; d < k; ++d) {
+          Expr shifted = o[d + 2] + pads[d];
+          Expr window = ir::make_floordiv(shifted, ir::make_int(strides[d])) - windows[d].var;
+          Expr ok = ir::make_and(ir::make_and(window >= ir::make_int(0), window < ir::make_int(xs[d + 2])),
+                                 window * strides[d] + kernel[d] > shifted);
+          covers = covers ? ir::make_and(covers, ok) : ok;
+          at.push_back(ir::make_min(ir::make_max(window, ir::make_int(0)), ir::make_int(xs[d + 2] - 1)));
+          position = position * xs[d + 2] + at.back();
+        }
+        Expr match = ir::make_and(covers, ir::make_eq(te::read(indices, at), flat));
+        return te::max_reduce(ir::make_select(match, position, ir::make_int(-1)), windows);
+      },
+      "pool", ir::DType::Int64);
+  return te::compute(
+      name, out_shape,
+      [&](const std::vector<ir::Var>& o) {
+        // A larger output shape extends the unpooled one with zeros at the
+        // end of each axis (the indices count in the unpooled shape).
+        std::vector<Expr> within{o[0], o[1]};
+        Expr inside = ir::make_bool(true);
+        for (size_t d = 2; d < unpooled.size(); ++d) {
+          within.push_back(ir::make_min(o[d], ir::make_int(unpooled[d] - 1)));
+          if (out_shape[d] > unpooled[d]) inside = ir::make_and(inside, o[d] < ir::make_int(unpooled[d]));
+        }
+        Expr from = te::read(source, within);
+        std::vector<Expr> at{o[0], o[1]};
+        Expr rest = ir::make_max(from, ir::make_int(0));
+        for (size_t d = k; d-- > 0;) {
+          at.insert(at.begin() + 2, ir::make_floormod(rest, ir::make_int(xs[d + 2])));
+          rest = ir::make_floordiv(rest, ir::make_int(xs[d + 2]));
+        }
+        return ir::make_select(ir::make_and(inside, from >= ir::make_int(0)), te::read(x, at),
+                               ir::make_const(x->dtype(), 0));
+      },
+      "injective", x->dtype());
 }
 
 }  // namespace tunectl::ops

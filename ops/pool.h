@@ -39,6 +39,19 @@ te::Tensor avg_pool(const te::Tensor& x, const PoolAttrs& attrs, const std::stri
 te::Tensor max_pool_indices(const te::Tensor& x, const PoolAttrs& attrs, bool column_major,
                             const std::string& name = "max_pool_indices");
 
+// MaxUnpool, MaxPool's partial inverse: x [N, C, D1..Dk] and its indices
+// (int64, flat into the unpooled shape (D - 1) * stride + kernel - pads, as
+// max_pool_indices gives them) scattered into zeros; out_shape (the
+// original input's, no smaller) extends the unpooled shape with zeros at the
+// end of each axis. An output element takes the x of the last (in x's
+// order) pooling window that covers it and whose index names it: as a pure
+// function of the output position it searches only the ceil(kernel /
+// stride) windows per axis that cover it, so an index outside its own
+// window is not written. pads: k begins, then k ends.
+te::Tensor max_unpool(const te::Tensor& x, const te::Tensor& indices, const std::vector<int64_t>& kernel,
+                      const std::vector<int64_t>& strides, const std::vector<int64_t>& pads,
+                      const std::vector<int64_t>& out_shape, const std::string& name = "max_unpool");
+
 // (sum of |x|^p over each window)^(1/p), p a positive integer (ONNX LpPool;
 // padding adds 0).
 te::Tensor lp_pool(const te::Tensor& x, const PoolAttrs& attrs, int64_t p, const std::string& name = "lp_pool");

@@ -662,6 +662,17 @@ std::vector<OpEntry> make_entries() {
                {{{"C", 2}, {"H", 5}, {"W", 6}, {"K", 3}},
                 {{"C", 4}, {"H", 7}, {"W", 5}, {"K", 2}, {"offset_groups", 2}, {"mask", true}, {"pad", 1}},
                 {{"C", 4}, {"H", 8}, {"W", 8}, {"K", 4}, {"groups", 2}, {"stride", 2}, {"R", 2}, {"S", 2}}}});
+  e.push_back({"max_unpool",
+               [](Params& p) {
+                 const Shape s = p.shape("shape", {1, 64, 28, 28});
+                 const int64_t kernel = p.dim("kernel", 2), stride = p.dim("stride", 2), grow = p.integer("grow", 0);
+                 Shape out = s;
+                 for (size_t d = 2; d < s.size(); ++d) out[d] = (s[d] - 1) * stride + kernel + grow;
+                 const std::vector<int64_t> k(s.size() - 2, kernel), st(s.size() - 2, stride);
+                 return one(max_unpool(input("x", s), te::placeholder("indices", s, ir::DType::Int64), k, st,
+                                       std::vector<int64_t>(2 * k.size(), 0), out));
+               },
+               {{{"shape", {1, 2, 3, 4}}}, {{"shape", {2, 3, 5}}, {"kernel", 3}, {"stride", 2}, {"grow", 1}}}});
   return e;
 }
 

@@ -47,6 +47,7 @@
 //                 onesided(false)
 //   deform_conv2d N(1) C(64) H(28) W(28) K(64) R(3) S(3) offset_groups(1) mask(false), conv2d's stride,
 //                 pad, dilation and groups
+//   max_unpool    shape([1,64,28,28]) kernel(2) stride(2) grow(0: output extent beyond the unpooled one)
 #pragma once
 
 #include <string>

@@ -59,7 +59,7 @@ namespace tunectl::graph {
   X(QuantizeLinear, Elementwise) X(DequantizeLinear, Elementwise) X(NegativeLogLikelihoodLoss, Anchor)   \
   X(DynamicQuantizeLinear, Anchor) X(MatMulInteger, Anchor) X(ConvInteger, Anchor)                      \
   X(QLinearMatMul, Anchor) X(QLinearConv, Anchor) X(MeanVarianceNormalization, Anchor)                  \
-  X(DeformConv, Anchor)                                                                                  \
+  X(DeformConv, Anchor) X(MaxUnpool, Anchor)                                                             \
   X(SoftmaxCrossEntropyLoss, Anchor) X(Shrink, Elementwise) X(LpPool, Anchor) X(OneHot, Injective)       \
   X(EyeLike, Shape) X(HannWindow, Shape) X(HammingWindow, Shape) X(BlackmanWindow, Shape)                \
   X(CenterCropPad, Injective)                                                                            \

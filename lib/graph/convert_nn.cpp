@@ -5,6 +5,7 @@
 #include <array>
 
 #include "graph/convert_util.h"
+#include "ir/printer.h"
 #include "ops/col2im.h"
 #include "ops/conv2d.h"
 #include "ops/deform_conv.h"
@@ -500,6 +501,25 @@ std::vector<te::Tensor> convert_lp_norm(const NodeContext& c) {
   return {ops::div(c.in(0), norm, c.out_name())};
 }
 
+// MaxUnpool: kernel_shape, strides and pads as MaxPool's; the output shape
+// from input 2 (a constant), else (in - 1) * stride + kernel - pads.
+std::vector<te::Tensor> convert_max_unpool(const NodeContext& c) {
+  c.check(c.has_attr("kernel_shape"), "attribute 'kernel_shape' is missing");
+  const std::vector<int64_t> kernel = c.attr_ints("kernel_shape", {}), xs = c.shape(0);
+  const size_t k = kernel.size();
+  c.check(k >= 1 && xs.size() == k + 2, "attribute 'kernel_shape' has ", k, " values for an input of rank ", xs.size());
+  const std::vector<int64_t> strides = attr_per_axis(c, "strides", k, 1), pads = attr_per_axis(c, "pads", 2 * k, 0);
+  std::vector<int64_t> out{xs[0], xs[1]};
+  for (size_t d = 0; d < k; ++d) out.push_back((xs[d + 2] - 1) * strides[d] + kernel[d] - pads[d] - pads[d + k]);
+  if (c.has(2)) {
+    const std::vector<int64_t> given = c.const_ints(2, "the output shape");
+    c.check(given.size() == xs.size(), "input 2 (the output shape) has ", given.size(), " values for rank ", xs.size());
+    out = given;
+  }
+  for (int64_t e : out) c.check(e > 0, "the output shape ", ir::shape_to_string(out), " has an empty dimension");
+  return {ops::max_unpool(c.in(0), c.in(1), kernel, strides, pads, out, c.out_name())};
+}
+
 // MeanVarianceNormalization, as ONNX's function body defines it: (x - E[x])
 // / (sqrt(E[x^2] - E[x]^2) + 1e-9) over `axes` (default N, H, W).
 std::vector<te::Tensor> convert_mvn(const NodeContext& c) {
@@ -617,6 +637,7 @@ void add_nn_converters(ConverterTable& t) {
   t["Col2Im"] = convert_col2im;
   t["Conv"] = convert_conv;
   t["DeformConv"] = convert_deform_conv;
+  t["MaxUnpool"] = convert_max_unpool;
   t["ConvTranspose"] = convert_conv_transpose;
   t["Gemm"] = convert_gemm;
   t["MatMul"] = convert_matmul;
