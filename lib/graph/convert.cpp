@@ -4,6 +4,7 @@
 
 #include "graph/convert_util.h"
 #include "graph/onnx_dtype.h"
+#include "ops/index.h"
 
 namespace tunectl::graph {
 
@@ -62,13 +63,49 @@ std::vector<int64_t> te_shape(const std::vector<int64_t>& onnx_shape) {
   return onnx_shape;
 }
 
-std::vector<te::Tensor> convert_node(const Node& node, const std::vector<te::Tensor>& inputs, const Graph& graph) {
+namespace {
+
+// Float16 is stored, not computed: a node reads its float16 inputs as
+// float32, and each output the graph types float16 is rounded back (one
+// cast each way, which fusion inlines), so every operator computes in
+// float32 and a float16 model rounds where ONNX's would.
+std::vector<te::Tensor> widened_float16(const NodeContext& c, const std::vector<te::Tensor>& inputs) {
+  std::vector<te::Tensor> out = inputs;
+  for (size_t i = 0; i < out.size(); ++i)
+    if (out[i] && out[i]->dtype() == ir::DType::Float16)
+      out[i] = ops::cast(out[i], ir::DType::Float32, c.out_name() + "_in" + std::to_string(i) + "_f32");
+  return out;
+}
+
+bool stored_as_float16(const Graph& graph, const std::string& value) {
+  auto v = graph.values.find(value);
+  return v != graph.values.end() && v->second.dtype == ir::DType::Float16;
+}
+
+}  // namespace
+
+std::vector<te::Tensor> convert_node(const Node& node, const std::vector<te::Tensor>& raw_inputs, const Graph& graph,
+                                     const std::vector<std::string>& graph_outputs) {
   auto it = converters().find(node.op_type);
   user_check(it != converters().end(), node.describe(), ": unsupported operator '", node.op_type, "'");
-  NodeContext ctx(node, inputs, graph);
+  const std::vector<te::Tensor> inputs = widened_float16(NodeContext(node, raw_inputs, graph), raw_inputs);
+  // The converter names a float16 output's float32 form "<output>_f32".
+  const std::vector<std::string>& values = graph_outputs.empty() ? node.outputs : graph_outputs;
+  internal_check(values.size() == node.outputs.size(), node.describe(), ": ", values.size(), " graph values for ",
+                 node.outputs.size(), " outputs");
+  Node widened = node;
+  for (size_t k = 0; k < values.size(); ++k)
+    if (stored_as_float16(graph, values[k])) widened.outputs[k] += "_f32";
+  NodeContext ctx(widened, inputs, graph);
   std::vector<te::Tensor> outs;
   try {
     outs = it->second(ctx);
+    for (size_t k = 0; k < outs.size() && k < node.outputs.size(); ++k) {
+      if (!stored_as_float16(graph, values[k])) continue;
+      // Cast to float16 makes it itself, under the float32 form's name.
+      outs[k] = outs[k]->dtype() == ir::DType::Float16 ? ops::copy(outs[k], node.outputs[k])
+                                                       : ops::cast(outs[k], ir::DType::Float16, node.outputs[k]);
+    }
   } catch (const UserError& e) {
     // ops/ errors name the op function only; say which node it was.
     std::string prefix = node.describe();

@@ -100,7 +100,12 @@ struct ShapeInputError : UserError {
 // derive from the node's output names. UserError naming the node, op type and
 // problem for an unsupported attribute value or a non-constant input that
 // must be constant (a ShapeInputError when graph inputs decide it).
-std::vector<te::Tensor> convert_node(const Node& node, const std::vector<te::Tensor>& inputs, const Graph& graph);
+// A float16 value is stored, not computed in: the converter sees float16
+// inputs cast to float32, and each output whose graph value (graph_outputs,
+// when the node's outputs were renamed, else the node's own) is float16 is
+// rounded back to it.
+std::vector<te::Tensor> convert_node(const Node& node, const std::vector<te::Tensor>& inputs, const Graph& graph,
+                                     const std::vector<std::string>& graph_outputs = {});
 
 // tunectl has no rank-0 tensors: an ONNX scalar (shape []) is held as a
 // tensor of shape [1]. The te shape for a value of ONNX shape onnx_shape;

@@ -125,8 +125,8 @@ void Executor::Impl::compile() {
     auto add_arg = [&](const te::Tensor& t, const std::string& value) {
       const ValueInfo& info = graph.info(value);
       internal_check(t->shape() == te_shape(info.shape) && t->dtype() == info.dtype, "subgraph ", sg.name, ": tensor ",
-                     t->name, " ", ir::shape_to_string(t->shape()), " does not fit value ", value, " ",
-                     ir::shape_to_string(info.shape));
+                     t->name, " ", ir::to_string(t->dtype()), ir::shape_to_string(t->shape()), " does not fit value ",
+                     value, " ", ir::to_string(info.dtype), ir::shape_to_string(info.shape));
       launch.args.push_back(value);
     };
     for (size_t i = 0; i < placeholders.size(); ++i) add_arg(placeholders[i], sg.inputs[i]);

@@ -21,7 +21,10 @@ onnx::ModelProto read_model(const std::string& path) {
 }
 
 bool has_core_element_type(const onnx::TypeProto& type) {
-  if (type.has_tensor_type()) return dtype_from_onnx_code(type.tensor_type().elem_type()).has_value();
+  if (type.has_tensor_type()) {
+    const std::optional<ir::DType> t = dtype_from_onnx_code(type.tensor_type().elem_type());
+    return t.has_value() && *t != ir::DType::Float16;  // stored by tunectl, but no core type
+  }
   if (type.has_sequence_type()) return has_core_element_type(type.sequence_type().elem_type());
   if (type.has_optional_type()) return has_core_element_type(type.optional_type().elem_type());
   return false;  // maps, sparse tensors

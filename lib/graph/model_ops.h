@@ -16,10 +16,10 @@ namespace tunectl::graph {
 std::vector<std::string> model_op_types(const std::string& path);
 
 // True when every input and output of the model's main graph holds one of
-// tunectl's element types (graph/onnx_dtype.h: float32/64, the integer
-// types, bool), looking through sequence and optional types to their
-// elements: the node tests the "core types" count covers (float16,
-// bfloat16, float8, int4 and strings are not). UserError as above.
+// the core element types (float32/64, the integer types, bool), looking
+// through sequence and optional types to their elements: the node tests the
+// conformance target counts (float16, bfloat16, float8, int4 and strings are
+// not core types, though tunectl stores float16). UserError as above.
 bool model_has_core_types(const std::string& path);
 
 }  // namespace tunectl::graph

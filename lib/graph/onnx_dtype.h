@@ -13,11 +13,11 @@ namespace tunectl::graph {
 
 #define TUNECTL_ONNX_DTYPES(X)                                                                                \
   X(1, Float32) X(2, UInt8) X(3, Int8) X(4, UInt16) X(5, Int16) X(6, Int32) X(7, Int64) X(9, Bool)           \
-  X(11, Float64) X(12, UInt32) X(13, UInt64)
+  X(10, Float16) X(11, Float64) X(12, UInt32) X(13, UInt64)
 
 // The names in tunectl's error messages.
 inline constexpr const char* kSupportedOnnxTypes =
-    "FLOAT, DOUBLE, INT8, UINT8, INT16, UINT16, INT32, UINT32, INT64, UINT64 and BOOL";
+    "FLOAT, DOUBLE, FLOAT16, INT8, UINT8, INT16, UINT16, INT32, UINT32, INT64, UINT64 and BOOL";
 
 inline std::optional<ir::DType> dtype_from_onnx_code(int64_t code) {
 #define TUNECTL_ONNX_DTYPE_FROM(c, t) \

@@ -43,6 +43,7 @@ int typed_field_size(const onnx::TensorProto& proto, ir::DType dtype) {
     case ir::DType::Int16:
     case ir::DType::UInt16:
     case ir::DType::Int32:
+    case ir::DType::Float16:  // the 16 bits of each value
     case ir::DType::Bool: return proto.int32_data_size();
   }
   internal_fail("bad dtype");
@@ -108,6 +109,10 @@ runtime::NDArray tensor_from_proto(const onnx::TensorProto& proto, const std::st
     case ir::DType::UInt64:
       for (int64_t i = 0; i < out.num_elements(); ++i)
         out.set_int(i, static_cast<int64_t>(proto.uint64_data(static_cast<int>(i))));
+      break;
+    case ir::DType::Float16:
+      for (int64_t i = 0; i < out.num_elements(); ++i)
+        out.data<uint16_t>()[i] = static_cast<uint16_t>(proto.int32_data(static_cast<int>(i)));
       break;
     default:  // the int32_data types; set_int wraps to the width (bool: 0 or 1)
       for (int64_t i = 0; i < out.num_elements(); ++i) out.set_int(i, proto.int32_data(static_cast<int>(i)));

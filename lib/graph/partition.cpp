@@ -217,7 +217,7 @@ std::vector<te::Tensor> build_outputs(const Graph& g, const Subgraph& sg) {
       if (node.outputs[k].empty()) continue;
       node.outputs[k] = positional + (node.outputs.size() > 1 ? "_" + std::to_string(k) : "");
     }
-    std::vector<te::Tensor> outs = convert_node(node, ins, g);
+    std::vector<te::Tensor> outs = convert_node(node, ins, g, original.outputs);
     for (size_t k = 0; k < original.outputs.size(); ++k) {
       if (original.outputs[k].empty()) continue;
       // Converters leave out optional outputs they do not compute.

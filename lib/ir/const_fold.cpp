@@ -24,7 +24,7 @@ std::optional<double> float_value(const Expr& e) {
 Expr int_result(DType t, int64_t v) { return make_int(wrap_to(t, v), t); }
 
 Expr float_result(DType t, double v) {
-  return make_float(t == DType::Float32 ? static_cast<double>(static_cast<float>(v)) : v, t);
+  return make_float(round_to_float(t, v), t);
 }
 
 Expr fold_int_binary(ExprKind k, DType t, int64_t a, int64_t b) {
@@ -104,7 +104,7 @@ Expr fold_binary(const Expr& e) {
   if (auto a = int_value(op->a), b = int_value(op->b); a && b) return fold_int_binary(Node::kKind, e.dtype(), *a, *b);
   auto a = float_value(op->a), b = float_value(op->b);
   if (!a || !b) return Expr();
-  if (t == DType::Float32)
+  if (t == DType::Float32 || t == DType::Float16)
     return fold_float_binary<float>(Node::kKind, e.dtype(), static_cast<float>(*a), static_cast<float>(*b));
   return fold_float_binary<double>(Node::kKind, e.dtype(), *a, *b);
 }
@@ -143,7 +143,7 @@ Expr const_fold(const Expr& e) {
         args.push_back(*v);
       }
       double y = args.size() > 1 ? args[1] : 0.0;
-      if (e.dtype() == DType::Float32)
+      if (e.dtype() == DType::Float32 || e.dtype() == DType::Float16)
         return float_result(e.dtype(), eval_math<float>(op->func, static_cast<float>(args[0]), static_cast<float>(y)));
       return float_result(e.dtype(), eval_math<double>(op->func, args[0], y));
     }

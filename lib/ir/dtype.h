@@ -20,7 +20,8 @@ namespace tunectl::ir {
   X(Int16, "int16", 2)     \
   X(UInt16, "uint16", 2)   \
   X(UInt32, "uint32", 4)   \
-  X(UInt64, "uint64", 8)
+  X(UInt64, "uint64", 8)   \
+  X(Float16, "float16", 2)
 
 enum class DType : uint8_t {
 #define TUNECTL_DTYPE_ENUM(name, text, bytes) name,
@@ -32,7 +33,10 @@ std::string_view to_string(DType t);
 // Throws UserError for an unknown name.
 DType dtype_from_string(std::string_view s);
 int dtype_bytes(DType t);
-inline bool is_float(DType t) { return t == DType::Float32 || t == DType::Float64; }
+// Float16 is a storage type: graph::convert_node computes every operator
+// on it in float32 and rounds what it stores (IEEE binary16, _Float16 on the
+// host).
+inline bool is_float(DType t) { return t == DType::Float32 || t == DType::Float64 || t == DType::Float16; }
 inline bool is_unsigned(DType t) {
   return t == DType::UInt8 || t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64;
 }
@@ -56,6 +60,14 @@ inline int64_t wrap_to(DType t, int64_t v) {
     case DType::UInt32: return static_cast<uint32_t>(u);
     default: return v;
   }
+}
+
+// v rounded to the precision of float type t (float32 and float16 round to
+// nearest even; float64 is v itself).
+inline double round_to_float(DType t, double v) {
+  if (t == DType::Float32) return static_cast<double>(static_cast<float>(v));
+  if (t == DType::Float16) return static_cast<double>(static_cast<_Float16>(v));
+  return v;
 }
 
 // The type of loop variables and all index arithmetic.

@@ -44,6 +44,10 @@ std::string format_float(double v, DType t) {
   if (std::isnan(v)) return t == DType::Float32 ? "nanf" : "nan";
   if (std::isinf(v)) return std::string(v < 0 ? "-" : "") + (t == DType::Float32 ? "inff" : "inf");
   char buf[64];
+  if (t == DType::Float16) {
+    std::snprintf(buf, sizeof buf, "%.9gh", round_to_float(t, v));
+    return buf;
+  }
   if (t == DType::Float32) {
     std::snprintf(buf, sizeof buf, "%.9gf", static_cast<double>(static_cast<float>(v)));
     return buf;

@@ -15,12 +15,13 @@ namespace {
 using namespace ir;
 
 // Rounds a float result to its type, so Float32 math matches float hardware.
-double round_to(DType t, double v) { return t == DType::Float32 ? static_cast<double>(static_cast<float>(v)) : v; }
+double round_to(DType t, double v) { return round_to_float(t, v); }
 
 
 double math_call(MathFunc f, DType t, const std::vector<double>& a) {
   double y = a.size() > 1 ? a[1] : 0.0;
-  if (t == DType::Float32) return eval_math<float>(f, static_cast<float>(a[0]), static_cast<float>(y));
+  if (t == DType::Float32 || t == DType::Float16)
+    return round_to(t, eval_math<float>(f, static_cast<float>(a[0]), static_cast<float>(y)));
   return eval_math<double>(f, a[0], y);
 }
 

@@ -31,6 +31,7 @@ auto with_element(ir::DType t, const void* base, int64_t i, F f) {
     case ir::DType::UInt64: return f(static_cast<const uint64_t*>(base) + i);
     case ir::DType::Float32: return f(static_cast<const float*>(base) + i);
     case ir::DType::Float64: return f(static_cast<const double*>(base) + i);
+    case ir::DType::Float16: return f(static_cast<const _Float16*>(base) + i);
   }
   internal_fail("bad dtype");
 }

@@ -20,7 +20,7 @@ namespace {
 using runtime::NDArray;
 
 // Calls f(std::type_identity<H>{}) with H the host type t is computed in:
-// float32 in float, uint64 in uint64, every other integer type in int64
+// float32 and float16 in float, uint64 in uint64, every other integer type in int64
 // (wrapped to its width after each operation, ir::wrap_to), bool in bool.
 template <typename F>
 auto with_host_type(ir::DType t, F&& f) {
@@ -34,7 +34,8 @@ auto with_host_type(ir::DType t, F&& f) {
     case ir::DType::UInt32:
     case ir::DType::Int64: return f(std::type_identity<int64_t>{});
     case ir::DType::UInt64: return f(std::type_identity<uint64_t>{});
-    case ir::DType::Float32: return f(std::type_identity<float>{});
+    case ir::DType::Float32:
+    case ir::DType::Float16: return f(std::type_identity<float>{});
     case ir::DType::Float64: return f(std::type_identity<double>{});
   }
   internal_fail("bad dtype");
@@ -55,14 +56,18 @@ auto with_storage(const NDArray& a, F&& f) {
     case ir::DType::UInt64: return f(a.data<uint64_t>());
     case ir::DType::Float32: return f(a.data<float>());
     case ir::DType::Float64: return f(a.data<double>());
+    case ir::DType::Float16: return f(a.data<_Float16>());
   }
   internal_fail("bad dtype");
 }
 
-// v as a value of type t: integers narrower than their host type wrap.
+// v as a value of type t: integers narrower than their host type wrap,
+// float16 (held in a float) rounds to its precision.
 template <typename H>
 H wrapped(ir::DType t, H v) {
   if constexpr (std::is_same_v<H, int64_t>) return ir::wrap_to(t, v);
+  if constexpr (std::is_same_v<H, float>)
+    if (t == ir::DType::Float16) return static_cast<float>(static_cast<_Float16>(v));
   return v;
 }
 

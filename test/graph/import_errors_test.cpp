@@ -88,18 +88,18 @@ TEST_CASE("import errors: operators, domains, opsets and attributes", "[error]")
                       Catch::Contains("node 'sparse' (Constant): attribute 'sparse_value' has type SPARSE_TENSOR"));
   }
   SECTION("unsupported element type") {
-    auto* cast = test::add_node(m, "Cast", {"x"}, {"h"}, "to_half");
+    auto* cast = test::add_node(m, "Cast", {"x"}, {"h"}, "to_bfloat");
     auto* to = cast->add_attribute();
     to->set_name("to");
     to->set_type(onnx::AttributeProto::INT);
-    to->set_i(onnx::TensorProto::FLOAT16);
+    to->set_i(onnx::TensorProto::BFLOAT16);
     auto* back = test::add_node(m, "Cast", {"h"}, {"y"});
     auto* to2 = back->add_attribute();
     to2->set_name("to");
     to2->set_type(onnx::AttributeProto::INT);
     to2->set_i(onnx::TensorProto::FLOAT);
     test::save_model(m, dir.file("m.onnx"));
-    CHECK_THROWS_WITH(import_onnx(dir.file("m.onnx")), Catch::Contains("value 'h' has element type FLOAT16"));
+    CHECK_THROWS_WITH(import_onnx(dir.file("m.onnx")), Catch::Contains("value 'h' has element type BFLOAT16"));
   }
   SECTION("a float remainder without fmod") {
     test::add_node(m, "Mod", {"x", "x"}, {"y"}, "mod");

@@ -166,7 +166,7 @@ TEST_CASE("import errors: opset-specific attributes tunectl does not implement",
     test::save_model(m, dir.file("m.onnx"));
     CHECK_THROWS_WITH(import_onnx(dir.file("m.onnx")),
                       Catch::Contains("node 'to_f8' (Cast): attribute 'to' has element type FLOAT8E4M3FN; tunectl "
-                                      "supports FLOAT, DOUBLE, INT8, UINT8"));
+                                      "supports FLOAT, DOUBLE, FLOAT16, INT8, UINT8"));
   }
 }
 

@@ -95,10 +95,22 @@ TEST_CASE("tensor_proto: typed data fields", "[unit]") {
     t.add_float_data(1.0f);
     CHECK_THROWS_WITH(write(t), Catch::Contains("needs 2 elements") && Catch::Contains("has 1"));
   }
-  SECTION("an unsupported element type") {
+  SECTION("float16 bits in int32_data, rounding on set") {
     t.set_data_type(onnx::TensorProto::FLOAT16);
+    t.add_int32_data(0x3C00);  // 1.0
+    t.add_int32_data(0x3555);  // 0.333251953125, float16's nearest to 1/3
+    auto a = write(t);
+    CHECK(a.dtype() == ir::DType::Float16);
+    CHECK(a.num_bytes() == 4);
+    CHECK(a.get(0) == 1.0);
+    CHECK(a.get(1) == 0.333251953125);
+    a.set(0, 0.1);
+    CHECK(a.get(0) == 0.0999755859375);
+  }
+  SECTION("an unsupported element type") {
+    t.set_data_type(onnx::TensorProto::BFLOAT16);
     t.set_raw_data(std::string(4, '\1'));
-    CHECK_THROWS_WITH(write(t), Catch::Contains("element type FLOAT16"));
+    CHECK_THROWS_WITH(write(t), Catch::Contains("element type BFLOAT16"));
   }
   SECTION("small integers from raw data and from int32_data, uint64 from uint64_data") {
     t.set_data_type(onnx::TensorProto::UINT8);

@@ -51,6 +51,7 @@ const char* c_type(DType t) {
     case DType::UInt64: return "unsigned long long";
     case DType::Float32: return "float";
     case DType::Float64: return "double";
+    case DType::Float16: user_fail("the CUDA backend does not store float16 yet (float16 models run on llvm targets)");
   }
   internal_fail("cuda codegen: no C type for ", to_string(t));
 }

@@ -74,6 +74,7 @@ llvm::Type* Emitter::scalar_type(DType t) {
     case DType::UInt64: return b_.getInt64Ty();
     case DType::Float32: return b_.getFloatTy();
     case DType::Float64: return b_.getDoubleTy();
+    case DType::Float16: return b_.getHalfTy();
   }
   internal_fail("unknown dtype");
 }
