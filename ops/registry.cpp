@@ -7,6 +7,7 @@
 #include "ops/col2im.h"
 #include "ops/deform_conv.h"
 #include "ops/conv2d.h"
+#include "ops/conv_nd.h"
 #include "ops/dft.h"
 #include "ops/einsum.h"
 #include "ops/elemwise.h"
@@ -673,6 +674,19 @@ std::vector<OpEntry> make_entries() {
                                        std::vector<int64_t>(2 * k.size(), 0), out));
                },
                {{{"shape", {1, 2, 3, 4}}}, {{"shape", {2, 3, 5}}, {"kernel", 3}, {"stride", 2}, {"grow", 1}}}});
+  e.push_back({"conv_nd",
+               [](Params& p) {
+                 const Shape s = p.shape("shape", {1, 16, 8, 28, 28});
+                 const Shape kernel = p.shape("kernel", {3, 3, 3});
+                 const size_t k = kernel.size();
+                 ConvNdAttrs a{std::vector<int64_t>(k, p.dim("stride", 1)), std::vector<int64_t>(k, 1),
+                               std::vector<int64_t>(2 * k, p.integer("pad", 1)), p.dim("groups", 1)};
+                 Shape w{p.dim("K", 16), s.at(1) / a.groups};
+                 w.insert(w.end(), kernel.begin(), kernel.end());
+                 return one(conv_nd(input("data", s), weight("weight", w), a));
+               },
+               {{{"shape", {1, 2, 4, 5, 3}}, {"kernel", {2, 3, 2}}, {"K", 3}},
+                {{"shape", {2, 4, 5, 4, 4}}, {"K", 4}, {"groups", 2}, {"stride", 2}}}});
   return e;
 }
 

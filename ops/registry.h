@@ -47,6 +47,7 @@
 //                 onesided(false)
 //   deform_conv2d N(1) C(64) H(28) W(28) K(64) R(3) S(3) offset_groups(1) mask(false), conv2d's stride,
 //                 pad, dilation and groups
+//   conv_nd       shape([1,16,8,28,28]) kernel([3,3,3]) K(16) stride(1) pad(1) groups(1)
 //   max_unpool    shape([1,64,28,28]) kernel(2) stride(2) grow(0: output extent beyond the unpooled one)
 #pragma once
 

@@ -8,6 +8,7 @@
 #include "ir/printer.h"
 #include "ops/col2im.h"
 #include "ops/conv2d.h"
+#include "ops/conv_nd.h"
 #include "ops/deform_conv.h"
 #include "ops/dft.h"
 #include "ops/einsum.h"
@@ -121,11 +122,47 @@ std::vector<te::Tensor> convert_as_2d(const NodeContext& c, std::vector<te::Tens
   return {ops::reshape(y, {y->shape()[0], y->shape()[1], y->shape()[3]}, c.out_name())};
 }
 
+// out [N, K, D1..Dk] plus bias [K] along the channel axis, named the node's output.
+te::Tensor bias_along_channels(const NodeContext& c, const te::Tensor& out, const te::Tensor& bias) {
+  std::vector<int64_t> channels(out->shape().size() - 1, 1);
+  channels[0] = out->shape()[1];
+  return ops::add(out, ops::reshape(bias, channels, c.out_name() + "_bias"), c.out_name());
+}
+
+// A Conv of 3 or more spatial axes (volumetric): ops::conv_nd, the bias
+// broadcast along the channel axis.
+std::vector<te::Tensor> convert_conv_nd(const NodeContext& c) {
+  const te::Tensor& x = c.in(0);
+  const te::Tensor& w = c.in(1);
+  const size_t k = x->shape().size() - 2;
+  c.check(w->shape().size() == k + 2, "a ", k, "-D convolution needs a weight of rank ", k + 2, ", it has ",
+          w->shape().size());
+  ops::ConvNdAttrs a;
+  a.strides = attr_per_axis(c, "strides", k, 1);
+  a.dilations = attr_per_axis(c, "dilations", k, 1);
+  a.groups = c.attr_int("group", 1);
+  std::vector<int64_t> in, span;
+  for (size_t d = 0; d < k; ++d) {
+    in.push_back(x->shape()[d + 2]);
+    span.push_back(a.dilations[d] * (w->shape()[d + 2] - 1) + 1);
+  }
+  if (c.has_attr("kernel_shape"))
+    c.check(c.attr_ints("kernel_shape", {}) == std::vector<int64_t>(w->shape().begin() + 2, w->shape().end()),
+            "attribute 'kernel_shape' disagrees with the weight's shape");
+  const Pads p = resolve_pads_nd(c, in, span, a.strides);
+  a.pads = p.begin;
+  a.pads.insert(a.pads.end(), p.end.begin(), p.end.end());
+  const te::Tensor b = c.opt(2);
+  const te::Tensor out = ops::conv_nd(x, w, a, b ? c.out_name() + "_conv" : c.out_name());
+  return {b ? bias_along_channels(c, out, b) : out};
+}
+
 // Conv, and ConvNCHWc (weight [K/b, C/bi, R, S, bi, b], bias [K/b, b]).
 std::vector<te::Tensor> convert_conv(const NodeContext& c) {
   const te::Tensor& x = c.in(0);
   const te::Tensor& w = c.in(1);
   if (x->shape().size() == 3 && !channel_blocked(c)) return convert_as_2d(c, convert_conv);
+  if (x->shape().size() >= 5 && !channel_blocked(c)) return convert_conv_nd(c);
   check_2d(c, x);
   bool blocked = channel_blocked(c);
   ops::Conv2dAttrs a;
@@ -175,71 +212,93 @@ std::vector<te::Tensor> convert_conv_transpose(const NodeContext& c) {
   const te::Tensor& x = c.in(0);
   const te::Tensor& w = c.in(1);
   if (x->shape().size() == 3) return convert_as_2d(c, convert_conv_transpose);
-  check_2d(c, x);
-  c.check(w->shape().size() == 4, "weight must have rank 4");
+  if (x->shape().size() < 5) check_2d(c, x);
+  const size_t k = x->shape().size() - 2;
+  c.check(w->shape().size() == k + 2, "weight must have rank ", k + 2);
   int64_t groups = c.attr_int("group", 1);
-  Pair st = attr_pair(c, "strides", 1), dl = attr_pair(c, "dilations", 1), op = attr_pair(c, "output_padding", 0);
+  const std::vector<int64_t> st = attr_per_axis(c, "strides", k, 1), dl = attr_per_axis(c, "dilations", k, 1),
+                             op = attr_per_axis(c, "output_padding", k, 0);
   int64_t n = x->shape()[0], ci = x->shape()[1];
   c.check(w->shape()[0] == ci && ci % groups == 0, "weight has ", w->shape()[0], " input channels for ", ci,
           " in ", groups, " groups");
-  int64_t kg = w->shape()[1], k = kg * groups, cg = ci / groups;
-  Pair in{x->shape()[2], x->shape()[3]}, ker{w->shape()[2], w->shape()[3]};
-  Pair eff{dl[0] * (ker[0] - 1) + 1, dl[1] * (ker[1] - 1) + 1};
-  std::array<int64_t, 4> pads{};
+  int64_t kg = w->shape()[1], out_channels = kg * groups, cg = ci / groups;
+  std::vector<int64_t> in(k), ker(k), eff(k);
+  for (size_t d = 0; d < k; ++d) {
+    in[d] = x->shape()[d + 2];
+    ker[d] = w->shape()[d + 2];
+    eff[d] = dl[d] * (ker[d] - 1) + 1;
+  }
+  std::vector<int64_t> pads(2 * k, 0);  // k begins, then k ends
   std::string mode = c.attr_string("auto_pad", "NOTSET");
   if (c.has_attr("output_shape") || mode == "SAME_UPPER" || mode == "SAME_LOWER") {
-    std::vector<int64_t> os = c.attr_ints("output_shape", {in[0] * st[0], in[1] * st[1]});
-    if (os.size() == 4) os = {os[2], os[3]};
-    c.check(os.size() == 2, "attribute 'output_shape' needs 2 spatial values");
-    for (int d = 0; d < 2; ++d) {
+    std::vector<int64_t> os(k);
+    for (size_t d = 0; d < k; ++d) os[d] = in[d] * st[d];
+    os = c.attr_ints("output_shape", os);
+    if (os.size() == k + 2) os.erase(os.begin(), os.begin() + 2);
+    c.check(os.size() == k, "attribute 'output_shape' needs ", k, " spatial values");
+    for (size_t d = 0; d < k; ++d) {
       // As the ONNX spec: floor halves (a negative total extends the end),
       // the larger half at the end only for SAME_UPPER.
       int64_t total = st[d] * (in[d] - 1) + op[d] + eff[d] - os[d];
       int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2);
       pads[d] = mode == "SAME_UPPER" ? half : total - half;
-      pads[d + 2] = mode == "SAME_UPPER" ? total - half : half;
+      pads[d + k] = mode == "SAME_UPPER" ? total - half : half;
     }
   } else if (mode == "NOTSET") {
-    std::vector<int64_t> p = c.attr_ints("pads", {0, 0, 0, 0});
-    c.check(p.size() == 4, "attribute 'pads' needs 4 values for a 2-D operator, it has ", p.size());
-    pads = {p[0], p[1], p[2], p[3]};
+    pads = c.attr_ints("pads", pads);
+    c.check(pads.size() == 2 * k, "attribute 'pads' needs ", 2 * k, " values for a ", k, "-D operator, it has ",
+            pads.size());
   } else {
     c.check(mode == "VALID", "attribute 'auto_pad' = '", mode, "' is not supported");
   }
   // Padding of the dilated input: the full transposed convolution trimmed by pads.
-  std::array<int64_t, 4> up{};
-  for (int d = 0; d < 2; ++d) {
+  std::vector<int64_t> up(2 * k), size{n, ci};
+  for (size_t d = 0; d < k; ++d) {
     up[d] = eff[d] - 1 - pads[d];
-    up[d + 2] = eff[d] - 1 - pads[d + 2] + op[d];
-    c.check(up[d] >= 0 && up[d + 2] >= 0, "padding larger than the dilated kernel extent is not supported");
+    up[d + k] = eff[d] - 1 - pads[d + k] + op[d];
+    c.check(up[d] >= 0 && up[d + k] >= 0, "padding larger than the dilated kernel extent is not supported");
+    size.push_back((in[d] - 1) * st[d] + 1 + up[d] + up[d + k]);
   }
-  Pair size{(in[0] - 1) * st[0] + 1 + up[0] + up[2], (in[1] - 1) * st[1] + 1 + up[1] + up[3]};
   te::Tensor dilated = te::compute(
-      c.out_name() + "_dilate", {n, ci, size[0], size[1]},
+      c.out_name() + "_dilate", size,
       [&](const std::vector<ir::Var>& i) {
-        Expr y = i[2] - up[0], xx = i[3] - up[1];
-        Expr ok = ir::make_and(ir::make_and(y >= 0, y < (in[0] - 1) * st[0] + 1),
-                               ir::make_and(xx >= 0, xx < (in[1] - 1) * st[1] + 1));
-        if (st[0] > 1) ok = ir::make_and(ok, ir::make_eq(y % st[0], Expr(0)));
-        if (st[1] > 1) ok = ir::make_and(ok, ir::make_eq(xx % st[1], Expr(0)));
-        Expr v = te::read(x, {i[0], i[1], st[0] > 1 ? y / st[0] : y, st[1] > 1 ? xx / st[1] : xx});
-        return ir::make_select(ok, v, ir::make_zero(x->dtype()));
+        std::vector<Expr> at{i[0], i[1]};
+        Expr ok;
+        for (size_t d = 0; d < k; ++d) {
+          Expr y = i[d + 2] - up[d];
+          Expr inside = ir::make_and(y >= 0, y < (in[d] - 1) * st[d] + 1);
+          ok = ok ? ir::make_and(ok, inside) : inside;
+          at.push_back(st[d] > 1 ? y / st[d] : y);
+        }
+        for (size_t d = 0; d < k; ++d)
+          if (st[d] > 1) ok = ir::make_and(ok, ir::make_eq((i[d + 2] - up[d]) % st[d], Expr(0)));
+        return ir::make_select(ok, te::read(x, at), ir::make_zero(x->dtype()));
       },
       "injective", x->dtype());
+  std::vector<int64_t> flipped_shape{out_channels, cg};
+  flipped_shape.insert(flipped_shape.end(), ker.begin(), ker.end());
   te::Tensor flipped = te::compute(
-      c.out_name() + "_weight", {k, cg, ker[0], ker[1]},
+      c.out_name() + "_weight", flipped_shape,
       [&](const std::vector<ir::Var>& i) {
         Expr g = i[0] / kg;
-        return te::read(w, {g * cg + i[1], i[0] % kg, Expr(ker[0] - 1) - i[2], Expr(ker[1] - 1) - i[3]});
+        std::vector<Expr> at{g * cg + i[1], i[0] % kg};
+        for (size_t d = 0; d < k; ++d) at.push_back(Expr(ker[d] - 1) - i[d + 2]);
+        return te::read(w, at);
       },
       "injective", w->dtype());
-  ops::Conv2dAttrs a;
-  a.dilation = dl;
-  a.groups = groups;
   te::Tensor b = c.opt(2);
-  te::Tensor out = ops::conv2d_nchw(dilated, flipped, a, b ? c.out_name() + "_conv" : c.out_name());
-  if (b) out = ops::bias_add_nchw(out, b, c.out_name());
-  return {out};
+  const std::string conv_name = b ? c.out_name() + "_conv" : c.out_name();
+  if (k == 2) {
+    ops::Conv2dAttrs a;
+    a.dilation = {dl[0], dl[1]};
+    a.groups = groups;
+    te::Tensor out = ops::conv2d_nchw(dilated, flipped, a, conv_name);
+    if (b) out = ops::bias_add_nchw(out, b, c.out_name());
+    return {out};
+  }
+  const te::Tensor out =
+      ops::conv_nd(dilated, flipped, {std::vector<int64_t>(k, 1), dl, std::vector<int64_t>(2 * k, 0), groups}, conv_name);
+  return {b ? bias_along_channels(c, out, b) : out};
 }
 
 std::vector<te::Tensor> convert_gemm(const NodeContext& c) {

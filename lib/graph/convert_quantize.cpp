@@ -21,6 +21,15 @@ namespace tunectl::graph {
 
 namespace {
 
+// y (integral values in a float type) clipped to the range of integer type
+// q and cast to it.
+te::Tensor saturated_cast(const te::Tensor& y, ir::DType q, const std::string& name) {
+  const ir::Expr lo = ir::reduce_identity(ir::ReduceOp::Max, q), hi = ir::reduce_identity(ir::ReduceOp::Min, q);
+  return ops::cast(ops::clip(y, static_cast<double>(*ir::as_const_int(lo)), static_cast<double>(*ir::as_const_int(hi)),
+                             name + "_saturated"),
+                   q, name);
+}
+
 // A quantization scale or zero point: one value, or one per index of `axis`
 // of x (shaped to broadcast along it), or with opset 21's block_size one per
 // block of that many indices of `axis` (x's shape elsewhere), repeated over
@@ -69,10 +78,7 @@ std::vector<te::Tensor> convert_quantize(const NodeContext& c) {
   c.check(ir::is_int(*q), "the zero point must be an integer type, it is ", ir::to_string(*q));
   te::Tensor y = ops::round(ops::div(x, per_axis(c, 1, "_scale"), c.out_name() + "_scaled"), c.out_name() + "_rounded");
   if (c.has(2)) y = ops::add(y, ops::cast(per_axis(c, 2, "_zp"), x->dtype(), c.out_name() + "_zpf"), c.out_name() + "_shifted");
-  const ir::Expr lo = ir::reduce_identity(ir::ReduceOp::Max, *q), hi = ir::reduce_identity(ir::ReduceOp::Min, *q);
-  y = ops::clip(y, static_cast<double>(*ir::as_const_int(lo)), static_cast<double>(*ir::as_const_int(hi)),
-                c.out_name() + "_saturated");
-  return {ops::cast(y, *q, c.out_name())};
+  return {saturated_cast(y, *q, c.out_name())};
 }
 
 // DequantizeLinear: (x - zero_point) * scale, in the scale's type.
@@ -131,10 +137,7 @@ te::Tensor requantize(const NodeContext& c, const te::Tensor& acc, const te::Ten
           ir::to_string(q));
   te::Tensor y = ops::mul(ops::cast(acc, f, n + "_acc_f"), ops::cast(scale, f, n + "_scale_f"), n + "_scaled");
   y = ops::add(ops::round(y, n + "_rounded"), ops::cast(zero_point, f, n + "_zp_f"), n + "_shifted");
-  const ir::Expr lo = ir::reduce_identity(ir::ReduceOp::Max, q), hi = ir::reduce_identity(ir::ReduceOp::Min, q);
-  y = ops::clip(y, static_cast<double>(*ir::as_const_int(lo)), static_cast<double>(*ir::as_const_int(hi)),
-                n + "_saturated");
-  return ops::cast(y, q, n);
+  return saturated_cast(y, q, n);
 }
 
 // MatMulInteger: (A - a_zero_point) x (B - b_zero_point) in int32; A's zero

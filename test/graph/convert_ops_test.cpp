@@ -619,3 +619,38 @@ TEST_CASE("DeformConv checks its offset and offset groups", "[unit][graph][conve
   msg = error_of([&] { b.node("DeformConv", {"x", "w", "offset"}, {"y2"}, {{"offset_group", int64_t{3}}}); });
   CHECK(contains(msg, "offset groups 3 must divide input channels 4"));
 }
+
+TEST_CASE("a 3-D Conv (strides, pads, dilations, groups, bias) matches a direct sum", "[unit][graph][convert]") {
+  const int64_t n = 1, c = 4, d = 5, h = 4, w = 6, k = 6, groups = 2, cg = c / groups;
+  const runtime::NDArray x = iota({n, c, d, h, w}, 0.01, -1.0), wt = iota({k, cg, 2, 3, 2}, -0.02, 0.7),
+                         bias = iota({k}, 0.5, -1.0);
+  const std::vector<int64_t> strides{2, 1, 2}, pads{1, 1, 0, 0, 1, 1}, dil{1, 2, 1};
+  GraphBuilder b(13);
+  b.input("x", x);
+  b.constant("w", wt);
+  b.constant("b", bias);
+  b.node("Conv", {"x", "w", "b"}, {"y"}, {{"strides", strides}, {"pads", pads}, {"dilations", dil},
+                                          {"group", groups}});
+  const std::vector<int64_t> in{d, h, w}, ker{2, 3, 2};
+  std::vector<int64_t> out(3);
+  for (size_t a = 0; a < 3; ++a) out[a] = (in[a] + pads[a] + pads[a + 3] - dil[a] * (ker[a] - 1) - 1) / strides[a] + 1;
+  std::vector<double> expected;
+  for (int64_t o = 0; o < k; ++o)
+    for (int64_t i0 = 0; i0 < out[0]; ++i0)
+      for (int64_t i1 = 0; i1 < out[1]; ++i1)
+        for (int64_t i2 = 0; i2 < out[2]; ++i2) {
+          double sum = bias.get(o);
+          for (int64_t rc = 0; rc < cg; ++rc)
+            for (int64_t r0 = 0; r0 < 2; ++r0)
+              for (int64_t r1 = 0; r1 < 3; ++r1)
+                for (int64_t r2 = 0; r2 < 2; ++r2) {
+                  const int64_t z = i0 * strides[0] - pads[0] + r0 * dil[0], y = i1 * strides[1] - pads[1] + r1 * dil[1],
+                                xx = i2 * strides[2] - pads[2] + r2 * dil[2];
+                  if (z < 0 || z >= d || y < 0 || y >= h || xx < 0 || xx >= w) continue;
+                  const int64_t channel = o / (k / groups) * cg + rc;
+                  sum += x.get(((channel * d + z) * h + y) * w + xx) * wt.get((((o * cg + rc) * 2 + r0) * 3 + r1) * 2 + r2);
+                }
+          expected.push_back(sum);
+        }
+  check_close(b.eval("y"), expected);
+}
