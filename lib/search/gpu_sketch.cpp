@@ -10,7 +10,8 @@
 //                       threadIdx.x, the reduction computed per thread at
 //                       the thread loop (a local cache-write stage when no
 //                       elementwise consumer takes the output), and every
-//                       input it reads cached in shared memory at the
+//                       input it reads at loop indices (not gathers)
+//                       cached in shared memory at the
 //                       outermost reduce tile, fetched cooperatively: the
 //                       cache's loops fused, split by the tile's threads
 //                       (FollowFusedSplit, so mutations keep it in step) and
@@ -30,6 +31,7 @@
 #include <optional>
 
 #include "ir/error.h"
+#include "ir/functor.h"
 #include "schedule/stage_graph.h"
 #include "search/sketch_rules.h"
 
@@ -69,9 +71,25 @@ std::pair<int, int> thread_point(const State& s, int r) {
   return {-1, -1};
 }
 
+// Whether stage i reads stage p only at indices computed from its loop
+// variables. A read whose index loads another tensor (a gather: DeformConv
+// at its offsets) has no tile of p to stage in shared memory.
+bool reads_at_loop_indices(const State& s, int i, int p) {
+  const ir::Buffer& buffer = s.stages[p].op->buffer;
+  bool indirect = false;
+  ir::post_order_visit(s.stages[i].op->body, [&](const ir::Expr& e) {
+    const auto* load = e.as<ir::LoadNode>();
+    if (!load || !load->buffer.same_as(buffer)) return;
+    for (const ir::Expr& index : load->indices)
+      ir::post_order_visit(index, [&](const ir::Expr& x) { indirect = indirect || x.kind() == ir::ExprKind::Load; });
+  });
+  return !indirect;
+}
+
 // SSSRRSRS tiles of stage i, computed at the thread loop of its output c,
 // which follows the tile's first three spatial levels; then a shared cache
-// of every input i reads, fetched cooperatively at i's outermost reduce tile.
+// of every input i reads at loop indices, fetched cooperatively at i's
+// outermost reduce tile.
 void tile_for_gpu(State& s, int i, int c) {
   const int n_spatial = static_cast<int>(s.stages[i].op->axes.size());
   const int n_reduce = static_cast<int>(s.stages[i].leaves.size()) - n_spatial;
@@ -90,6 +108,7 @@ void tile_for_gpu(State& s, int i, int c) {
   // indices; each inserted stage moves i one on.
   const int outer_reduce = 3 * n_spatial + n_reduce - 1;
   std::vector<int> inputs = stages_read_by(s, i);
+  std::erase_if(inputs, [&](int p) { return !reads_at_loop_indices(s, i, p); });
   for (auto it = inputs.rbegin(); it != inputs.rend(); ++it) {
     const int p = *it;
     s.apply(schedule::CacheReadStep{p, "shared", {i}});
