@@ -1,15 +1,20 @@
 // `tunectl run MODEL.onnx --input NAME=FILE.pb ... --output-dir DIR`: runs a
 // whole model once with one compiled kernel per subgraph (default schedules,
-// or with --log the tuned schedules of the log's best records) and writes
-// every graph output to DIR/<output name>.pb. Inputs come from
-// ONNX TensorProto files or, as NAME=raw:FILE, from bare little-endian data
-// in the dtype and shape the model gives the input.
+// or with --log the tuned schedules of the log's best records, naming the
+// tasks the log does not cover) and writes every graph output to
+// DIR/<output name>.pb or .npy. Inputs come from ONNX TensorProto files,
+// NumPy .npy files or, as NAME=raw:FILE, from bare little-endian data in the
+// dtype and shape the model gives the input; with --seed, the inputs not
+// given are seeded random values. --repeat N then times N more runs.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <spdlog/fmt/ranges.h>
 
 #include "backend/backend.h"
 #include "cmd/model_inputs.h"
@@ -17,9 +22,11 @@
 #include "cmd/model_runner.h"
 #include "cmd/subcommands.h"
 #include "cmd/tuning_logs.h"
+#include "graph/npy.h"
 #include "graph/tensor_proto.h"
 #include "ir/error.h"
 #include "ir/printer.h"
+#include "runtime/timer.h"
 
 namespace tunectl::cmd {
 
@@ -27,9 +34,13 @@ namespace {
 
 struct RunOptions {
   std::string model;
-  std::vector<std::string> inputs;  // NAME=FILE.pb or NAME=raw:FILE
+  std::vector<std::string> inputs;  // NAME=FILE.pb, NAME=FILE.npy or NAME=raw:FILE
+  std::optional<uint64_t> seed;     // random values for the inputs not given
   ModelInputOptions model_inputs;
   std::string output_dir;
+  std::string output_format = "auto";  // pb, npy, or auto: npy when an input is a .npy file
+  std::string expected_dir;  // compare the outputs with the files there
+  int repeat = 0;
   std::string target = "llvm";
   std::string log;  // tuning log or folder: its best records schedule the subgraphs they cover
   std::string layout = "auto";
@@ -40,6 +51,8 @@ struct RunOptions {
 bool is_graph_input(const graph::Graph& g, const std::string& name) {
   return std::find(g.inputs.begin(), g.inputs.end(), name) != g.inputs.end();
 }
+
+bool is_npy(const std::string& file) { return std::filesystem::path(file).extension() == ".npy"; }
 
 std::map<std::string, runtime::NDArray> read_inputs(const graph::Graph& g, const std::vector<std::string>& specs) {
   std::map<std::string, runtime::NDArray> inputs;
@@ -55,6 +68,8 @@ std::map<std::string, runtime::NDArray> read_inputs(const graph::Graph& g, const
       user_check(is_graph_input(g, name), "--input '", name, "': the model has no input of that name");
       const graph::ValueInfo& info = g.info(name);
       inputs.emplace(name, graph::read_raw_tensor(file.substr(4), info.dtype, info.shape));
+    } else if (is_npy(file)) {
+      inputs.emplace(name, graph::read_npy(file));
     } else {
       inputs.emplace(name, graph::read_tensor_pb(file).value);
     }
@@ -63,11 +78,76 @@ std::map<std::string, runtime::NDArray> read_inputs(const graph::Graph& g, const
 }
 
 // Output names may hold characters a file name cannot ("/" in TF exports).
-std::string file_name_for(const std::string& value) {
+std::string file_name_for(const std::string& value, const std::string& extension) {
   std::string s = value;
   for (char& c : s)
     if (c == '/' || c == '\\' || c == ':') c = '_';
-  return s + ".pb";
+  return s + extension;
+}
+
+// The inputs of the compiled model: those given (less the ones it was
+// specialized on, no longer its inputs), the rest random with --seed.
+graph::InputValues model_feed(const graph::Graph& model, const graph::Graph& imported, const graph::InputValues& given,
+                              std::optional<uint64_t> seed) {
+  graph::InputValues feed;
+  for (const auto& [name, value] : given) {
+    user_check(is_graph_input(imported, name), "unknown input '", name, "'; the model's inputs are: ",
+               fmt::format("{}", fmt::join(imported.inputs, ", ")));
+    if (is_graph_input(model, name)) feed.emplace(name, value);
+  }
+  std::map<std::string, runtime::NDArray> random = seed ? random_model_inputs(model, *seed) : graph::InputValues{};
+  for (const auto& name : model.inputs) {
+    if (feed.count(name)) continue;
+    const graph::ValueInfo& info = model.info(name);
+    user_check(seed.has_value(), "missing input '", name, "' (", ir::to_string(info.dtype), " ",
+               ir::shape_to_string(info.shape), "): give it with --input ", name,
+               "=FILE.pb or FILE.npy, or use --seed N for random values");
+    feed.emplace(name, random.at(name));
+  }
+  return feed;
+}
+
+// Output i's expected value in DIR: <output name>.npy or .pb as run writes
+// them, or output_<i>.pb as ONNX's test data sets hold them.
+runtime::NDArray expected_output(const std::string& dir, const std::string& name, size_t i) {
+  const std::filesystem::path npy = std::filesystem::path(dir) / file_name_for(name, ".npy");
+  if (std::filesystem::exists(npy)) return graph::read_npy(npy.string());
+  for (const std::string& file : {file_name_for(name, ".pb"), "output_" + std::to_string(i) + ".pb"}) {
+    const std::filesystem::path pb = std::filesystem::path(dir) / file;
+    if (std::filesystem::exists(pb)) return graph::read_tensor_pb(pb.string()).value;
+  }
+  user_fail("--expected: ", dir, " holds no ", file_name_for(name, ".npy"), ", ", file_name_for(name, ".pb"),
+            " or output_", i, ".pb for output ", name);
+}
+
+// Each output against its expected value in `dir`; UserError naming the
+// first that differs or is missing.
+void check_outputs(const std::map<std::string, runtime::NDArray>& outputs, const std::vector<std::string>& names,
+                   const std::string& dir) {
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string& name = names[i];
+    const runtime::NDArray expected = expected_output(dir, name, i);
+    const runtime::NDArray& actual = outputs.at(name);
+    user_check(actual.dtype() == expected.dtype() && actual.shape() == expected.shape(), "output ", name, " is ",
+               ir::to_string(actual.dtype()), " ", ir::shape_to_string(actual.shape()), "; the expected one is ",
+               ir::to_string(expected.dtype()), " ", ir::shape_to_string(expected.shape()));
+    const runtime::CompareResult cmp = runtime::all_close(actual, expected, 1e-3, 1e-4);
+    user_check(cmp.ok, "output ", name, " differs from the expected one in ", dir, ": ", cmp.message);
+  }
+  std::printf("outputs match the expected ones in %s (%zu compared, rtol 1e-3, atol 1e-4)\n", dir.c_str(),
+              names.size());
+}
+
+// The subgraphs whose workload key the log does not cover, by name.
+std::string untuned_subgraphs(const graph::Executor& executor, const LogCoverage& coverage) {
+  std::string names;
+  size_t count = 0;
+  for (const auto& sg : executor.subgraphs()) {
+    if (coverage.covered.count(sg.dag->workload_key())) continue;
+    if (++count <= 8) names += (names.empty() ? "" : ", ") + sg.name;
+  }
+  if (count > 8) names += ", ...";
+  return names;
 }
 
 void print_output(const std::string& name, const runtime::NDArray& value) {
@@ -101,24 +181,40 @@ void run_model(const RunOptions& o) {
                                  o.log.empty() ? nullptr : &logs)
                       .graph;
   LoadedModel m = load_model(g, executor_options);
-  if (!o.log.empty())
+  if (!o.log.empty()) {
     std::printf("tuned schedules from %s for %zu of %zu tasks\n", o.log.c_str(), coverage.covered.size(),
                 coverage.seen.size());
-  // Inputs the model was specialized on are no longer its inputs.
-  graph::InputValues feed;
-  for (const auto& [name, value] : inputs)
-    if (is_graph_input(m.graph, name) || !is_graph_input(imported, name)) feed.emplace(name, value);
+    if (coverage.covered.size() < coverage.seen.size())
+      std::printf("default schedules (no record for target '%s') for %zu tasks: %s\n",
+                  executor_options.backend->target().str().c_str(), coverage.seen.size() - coverage.covered.size(),
+                  untuned_subgraphs(m.executor, coverage).c_str());
+  }
+  const graph::InputValues feed = model_feed(m.graph, imported, inputs, o.seed);
   std::map<std::string, runtime::NDArray> outputs = m.executor.run(feed);
 
   std::error_code ec;
   std::filesystem::create_directories(o.output_dir, ec);
   if (ec) system_fail("cannot create the output folder", "mkdir", o.output_dir, ec.message());
+  const bool npy = o.output_format == "npy" ||
+                   (o.output_format == "auto" && std::any_of(o.inputs.begin(), o.inputs.end(), is_npy));
   for (const auto& name : m.graph.outputs) {
     const runtime::NDArray& value = outputs.at(name);
-    graph::write_tensor_pb((std::filesystem::path(o.output_dir) / file_name_for(name)).string(), name, value);
+    const std::string path = (std::filesystem::path(o.output_dir) / file_name_for(name, npy ? ".npy" : ".pb")).string();
+    if (npy) graph::write_npy(path, value);
+    else graph::write_tensor_pb(path, name, value);
     print_output(name, value);
   }
+  if (!o.expected_dir.empty()) check_outputs(outputs, m.graph.outputs, o.expected_dir);
   if (o.profile) print_profile(m.executor.profile());
+  if (o.repeat > 0) {
+    runtime::TimingOptions timing;
+    timing.repeats = o.repeat;
+    timing.min_repeat_seconds = 0;  // call by call, as a model serves requests
+    timing.flush_cache = false;
+    const runtime::Timing t = runtime::time_function([&] { m.executor.run(feed); }, timing);
+    std::printf("latency over %d runs: median %.3f ms, min %.3f ms, max %.3f ms\n", o.repeat, t.median() * 1e3,
+                t.min() * 1e3, t.max() * 1e3);
+  }
 }
 
 }  // namespace
@@ -127,11 +223,23 @@ void register_run(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* sub = app.add_subcommand("run", "Run a whole ONNX model with compiled kernels (default or tuned schedules)");
   sub->add_option("model", options->model, "the ONNX model")->required();
-  sub->add_option("--input", options->inputs, "NAME=FILE.pb (ONNX TensorProto) or NAME=raw:FILE; repeatable");
+  sub->add_option("--input", options->inputs,
+                  "NAME=FILE.pb (ONNX TensorProto), NAME=FILE.npy (NumPy) or NAME=raw:FILE (bare data); repeatable");
+  sub->add_option("--seed", options->seed, "fill the inputs not given with --input with random values of this seed");
   add_model_input_options(sub, options->model_inputs);
   sub->add_option("--target", options->target, "code generation target: llvm (this CPU), \"llvm -mcpu=NAME\", cuda, \"cuda -arch=sm_80\", ...")
       ->capture_default_str();
-  sub->add_option("--output-dir", options->output_dir, "where to write <output name>.pb files")->required();
+  sub->add_option("--output-dir", options->output_dir, "where to write one <output name>.pb or .npy file per output")
+      ->required();
+  sub->add_option("--output-format", options->output_format,
+                  "pb (ONNX TensorProto), npy (NumPy), or auto: npy when an --input is a .npy file, else pb")
+      ->check(CLI::IsMember({"auto", "pb", "npy"}))
+      ->capture_default_str();
+  sub->add_option("--expected", options->expected_dir,
+                  "a folder of expected outputs (<output name>.npy or .pb, or output_<i>.pb as in ONNX test data): fail unless every output matches within "
+                  "rtol 1e-3, atol 1e-4");
+  sub->add_option("--repeat", options->repeat, "then run the model N more times and print the median, min and max latency")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--log", options->log, "a tuning log (or folder of logs): its best records schedule the tasks they cover");
   add_layout_option(sub, options->layout);
   sub->add_flag("--profile", options->profile, "print the time of every subgraph");

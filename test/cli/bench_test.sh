@@ -60,6 +60,19 @@ expect 2 "--tuned-only needs --log" -- "$tunectl" bench "$model" --tuned-only
 expect 0 "tuned schedules from $shipped_log for 7 of 7 tasks" -- "$tunectl" run "$model" --target "$shipped_target" \
   --input "input=$repo/models/small_cnn_input_0.pb" --log "$shipped_log" --output-dir "$work/run-tuned"
 check "run --log wrote output.pb" test -s "$work/run-tuned/output.pb"
+# The tuned outputs equal the default schedules' (written as .npy here).
+expect 0 "output float32 [1x10]" -- "$tunectl" run "$model" --input "input=$repo/models/small_cnn_input_0.pb" \
+  --output-format npy --output-dir "$work/run-default"
+expect 0 "outputs match the expected ones in $work/run-default (1 compared" -- "$tunectl" run "$model" \
+  --target "$shipped_target" --input "input=$repo/models/small_cnn_input_0.pb" --log "$shipped_log" \
+  --expected "$work/run-default" --output-dir "$work/run-tuned" --repeat 3
+expect 0 "latency over 3 runs: median" -- "$tunectl" run "$model" --seed 5 --log "$shipped_log" \
+  --target "$shipped_target" --output-dir "$work/run-seeded" --repeat 3
+# A log that covers some tasks: the rest run default schedules, named.
+expect 0 "default schedules (no record for target" -- "$tunectl" run "$model" --seed 5 --log "$work/cnn.json" \
+  --layout nchwc --output-dir "$work/run-partial"
+expect 2 "differs from the expected one" -- "$tunectl" run "$model" --seed 5 --output-dir "$work/run-seeded" \
+  --expected "$work/run-default"
 expect 2 "missing.json" -- "$tunectl" run "$model" --input "input=$repo/models/small_cnn_input_0.pb" \
   --log "$work/missing.json" --output-dir "$work/run-tuned"
 

@@ -53,6 +53,20 @@ expect 0 "[2x3x4] -> [4x2x3]" -- "$tunectl" tasks "$reshape/model.onnx" --bind s
 expect 0 "[2x3x4] -> [6x4x1]" -- "$tunectl" tasks "$reshape/model.onnx" --bind shape=6,-1,1
 expect 2 "--bind shape gives 2 values, but input 'shape' of shape [3] holds 3" -- "$tunectl" tasks "$reshape/model.onnx" --bind shape=6,4
 check "run wrote output.pb" test -s "$work/out/output.pb"
+# NumPy files in and out: Relu of its own output is that output again.
+relu=$onnx/node/test_relu
+expect 0 "y float32 [3x4x5]" -- "$tunectl" run "$relu/model.onnx" --input "x=$relu/test_data_set_0/input_0.pb" \
+  --output-format npy --output-dir "$work/relu1"
+expect 0 "y float32 [3x4x5]" -- "$tunectl" run "$relu/model.onnx" --input "x=$work/relu1/y.npy" \
+  --output-dir "$work/relu2" --expected "$relu/test_data_set_0"
+check "run reads and writes .npy (relu twice is relu once)" cmp -s "$work/relu1/y.npy" "$work/relu2/y.npy"
+expect 2 "missing input 'input' (float32 [1x3x32x32]): give it with --input input=FILE.pb or FILE.npy, or use --seed N" \
+  -- "$tunectl" run "$model" --output-dir "$work/out"
+cp "$relu/test_data_set_0/input_0.pb" "$work/not-numpy.npy"
+expect 2 "is not a valid .npy file" -- "$tunectl" run "$relu/model.onnx" --input "x=$work/not-numpy.npy" \
+  --output-dir "$work/o"
+expect 2 "holds no output.npy, output.pb or output_0.pb" -- "$tunectl" run "$model" --seed 1 --output-dir "$work/o" \
+  --expected "$relu"
 expect 0 "check: output matches the reference" -- "$tunectl" compile --op conv2d --check \
   --params '{"N":1,"C":8,"H":14,"W":14,"K":16,"R":3,"S":3,"pad":1}' --emit loop
 # --emit passes: the function after schedule_to_loops and after each pass, in order.
