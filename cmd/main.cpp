@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   tunectl::cmd::register_tune(app);
   tunectl::cmd::register_replay(app);
   tunectl::cmd::register_ops(app);
+  tunectl::cmd::register_log(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

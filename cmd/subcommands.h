@@ -14,5 +14,6 @@ void register_tasks(CLI::App& app);
 void register_tune(CLI::App& app);
 void register_replay(CLI::App& app);
 void register_ops(CLI::App& app);
+void register_log(CLI::App& app);
 
 }  // namespace tunectl::cmd

@@ -28,6 +28,7 @@
 #include "log/log_file.h"
 #include "tasks/extract.h"
 #include "tune/construct_tasks.h"
+#include "tune/transfer.h"
 #include "tune/tuner.h"
 
 namespace tunectl::cmd {
@@ -37,6 +38,7 @@ struct TuneCmdOptions {
   std::string model;
   std::string target = "llvm";
   std::string log_path;
+  std::vector<std::string> records;  // logs of other runs whose best programs start this one
   std::string kernels_dir;
   std::string policy = "gradient";
   std::string search = "evolutionary";
@@ -112,6 +114,20 @@ void write_kernels(const std::vector<tasks::Task>& tasks, const std::string& log
               (std::filesystem::path(dir) / "manifest.json").string().c_str());
 }
 
+// --records: the best programs other logs hold for the tasks of every
+// candidate layout go into this run's log before it is read.
+void transfer(const std::vector<LaidOutModel>& layouts, const TuneCmdOptions& o) {
+  std::vector<tasks::Task> all;
+  for (const LaidOutModel& l : layouts) all.insert(all.end(), l.tasks.begin(), l.tasks.end());
+  const tune::Transfer t = tune::transfer_records(o.records, all, o.tune.backend->target().str(), o.log_path);
+  for (const std::string& w : t.warnings) spdlog::warn("{}", w);
+  std::string names;
+  for (const std::string& n : t.tasks) names += (names.empty() ? ": " : ", ") + n;
+  std::printf("records: %d of %s from %d file%s; the best programs of %zu task%s start this run%s\n", t.records,
+              o.tune.backend->target().str().c_str(), t.files, t.files == 1 ? "" : "s", t.tasks.size(),
+              t.tasks.size() == 1 ? "" : "s", names.c_str());
+}
+
 void run_tune(TuneCmdOptions& o) {
   o.tune.backend = backend::make_backend(backend::resolve_target(o.target));
   o.tune.progress = spdlog::should_log(spdlog::level::info);  // off with -q
@@ -130,6 +146,7 @@ void run_tune(TuneCmdOptions& o) {
   o.tune.scheduler.policy = o.policy == "round-robin" ? tasks::SchedulePolicy::RoundRobin : tasks::SchedulePolicy::Gradient;
 
   std::vector<LaidOutModel> layouts = model_layouts(o);
+  if (!o.records.empty()) transfer(layouts, o);
   // Construction measures nothing to choose a layout by: the first candidate.
   std::vector<tasks::Task> tasks =
       layouts.size() == 1 || construct ? std::move(layouts.front().tasks) : measure_layouts(std::move(layouts), o);
@@ -186,6 +203,10 @@ void register_tune(CLI::App& app) {
       ->default_val(1000)
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--log", o->log_path, "Tuning log, appended to and resumed from (default: <model stem>.log.json)");
+  sub->add_option("--records", o->records,
+                  "Logs (files or folders) of other runs or models: each task they tuned for this target starts "
+                  "from their best program, copied into --log")
+      ->expected(1, -1);
   sub->add_option("--kernels", o->kernels_dir, "Kernels folder to write (default: <model stem>.kernels)");
   sub->add_option("--seed", o->tune.seed, "Seed of the scheduler, the searches and the cost model")->default_val(0);
   sub->add_option("--jobs", o->tune.measure.parallel_builds, "Parallel builds (default: the cores available)")

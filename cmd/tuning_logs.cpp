@@ -2,28 +2,13 @@
 
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
-#include <filesystem>
-
 #include "ir/error.h"
 #include "log/log_file.h"
 
 namespace tunectl::cmd {
 
-namespace fs = std::filesystem;
-
 TuningLogs read_tuning_logs(const std::string& path, const std::string& target) {
-  user_check(fs::exists(path), "no tuning log or folder ", path);
-  std::vector<std::string> files;
-  if (fs::is_directory(path)) {
-    for (const auto& entry : fs::directory_iterator(path)) {
-      const std::string ext = entry.path().extension().string();
-      if (entry.is_regular_file() && (ext == ".json" || ext == ".jsonl")) files.push_back(entry.path().string());
-    }
-    std::sort(files.begin(), files.end());
-  } else {
-    files.push_back(path);
-  }
+  const std::vector<std::string> files = log::log_files(path);
   std::vector<log::Record> all;
   for (const auto& file : files) {
     log::LogContents contents = log::read_log(file);

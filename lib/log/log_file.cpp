@@ -146,6 +146,18 @@ int LogWriter::append(const Record& r) {
   return ++lines_;
 }
 
+std::vector<std::string> log_files(const std::string& path) {
+  user_check(std::filesystem::exists(path), "no tuning log or folder ", path);
+  if (!std::filesystem::is_directory(path)) return {path};
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(path)) {
+    const std::string ext = entry.path().extension().string();
+    if (entry.is_regular_file() && (ext == ".json" || ext == ".jsonl")) files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 LogContents read_log(const std::string& path) {
   user_check(!std::filesystem::is_directory(path), "tuning log '", path, "' is a folder");
   // A device (say /dev/zero) would read without end.

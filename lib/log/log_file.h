@@ -48,6 +48,10 @@ struct LogContents {
   std::vector<std::string> warnings;  // e.g. the truncated last line skipped
 };
 
+// The log files a path names: the file itself, or every *.json and *.jsonl
+// file of a folder, sorted by name. UserError when the path is missing.
+std::vector<std::string> log_files(const std::string& path);
+
 // Reads every record of a log file; UserError for a missing file, a corrupt
 // line that is not the last, or an unknown/newer version.
 LogContents read_log(const std::string& path);

@@ -1,0 +1,140 @@
+// `tunectl log show|best|merge`: the tools for the one artefact users keep.
+// show prints a table per target (trials, errors, best, GFLOP/s, first and
+// last measurement of every task); best writes the best record of each task
+// and target (the file to commit or ship); merge writes several logs as one,
+// each record once. Every LOG may be a file or a folder of logs; a truncated
+// last line is skipped with a warning, a corrupt line or a newer format
+// version is an error naming file and line (nothing is written then), and
+// records of version 1 are written upgraded.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "cmd/subcommands.h"
+#include "ir/error.h"
+#include "log/log_file.h"
+#include "log/log_tools.h"
+
+namespace tunectl::cmd {
+
+namespace {
+
+struct LogToolOptions {
+  std::vector<std::string> logs;
+  std::string output;
+};
+
+// The records of each log (a folder's files in name order, one entry each).
+std::vector<std::vector<log::Record>> read_logs(const std::vector<std::string>& paths) {
+  std::vector<std::vector<log::Record>> out;
+  int upgraded = 0;
+  for (const std::string& path : paths) {
+    for (const std::string& file : log::log_files(path)) {
+      log::LogContents contents = log::read_log(file);
+      for (const std::string& w : contents.warnings) spdlog::warn("{}", w);
+      for (const log::Record& r : contents.records) upgraded += r.version < log::kLogVersion ? 1 : 0;
+      out.push_back(std::move(contents.records));
+    }
+  }
+  if (upgraded > 0)
+    spdlog::info("{} record(s) of an older format version read (written as version {})", upgraded, log::kLogVersion);
+  return out;
+}
+
+std::vector<log::Record> all_records(const std::vector<std::string>& paths) {
+  std::vector<log::Record> all;
+  for (auto& records : read_logs(paths)) all.insert(all.end(), records.begin(), records.end());
+  return all;
+}
+
+std::string utc_time(int64_t seconds) {
+  if (seconds <= 0) return "-";
+  const std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M", &tm);
+  return text;
+}
+
+void show(const LogToolOptions& o) {
+  const std::vector<log::Record> records = all_records(o.logs);
+  user_check(!records.empty(), "log show: no records in ", o.logs.front(), o.logs.size() > 1 ? " and the rest" : "");
+  std::map<std::string, std::vector<log::TaskLogSummary>> by_target;
+  for (log::TaskLogSummary& s : log::summarize_records(records)) by_target[s.target].push_back(std::move(s));
+  for (const auto& [target, tasks] : by_target) {
+    size_t width = 4;
+    for (const auto& t : tasks) width = std::max(width, t.name.size());
+    const int w = static_cast<int>(width);
+    int trials = 0, errors = 0;
+    std::map<std::string, int> kinds;
+    std::printf("target '%s': %zu tasks\n", target.c_str(), tasks.size());
+    std::printf("%-4s %-*s %-16s %7s %7s %10s %9s  %-16s  %-16s\n", "#", w, "task", "workload key", "trials", "errors",
+                "best ms", "GFLOP/s", "first (UTC)", "last (UTC)");
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      const log::TaskLogSummary& t = tasks[i];
+      char best[32] = "-", gflops[32] = "-";
+      if (std::isfinite(t.best_cost)) {
+        // "~": the best is the analytic model's estimate, not a measurement.
+        std::snprintf(best, sizeof best, "%s%.4f", t.best_estimated ? "~" : "", t.best_cost * 1e3);
+        if (t.best_cost > 0) std::snprintf(gflops, sizeof gflops, "%.2f", t.flops / t.best_cost / 1e9);
+      }
+      std::printf("%-4zu %-*s %-16s %7d %7d %10s %9s  %-16s  %-16s\n", i, w, t.name.c_str(), t.workload_key.c_str(),
+                  t.trials, t.errors, best, gflops, utc_time(t.first_time).c_str(), utc_time(t.last_time).c_str());
+      trials += t.trials;
+      errors += t.errors;
+      for (const auto& [kind, n] : t.error_kinds) kinds[kind] += n;
+    }
+    std::string kind_text;
+    for (const auto& [kind, n] : kinds) kind_text += (kind_text.empty() ? " (" : ", ") + kind + " " + std::to_string(n);
+    std::printf("total: %d records, %d errors%s\n\n", trials, errors, kind_text.empty() ? "" : (kind_text + ")").c_str());
+  }
+}
+
+void best(const LogToolOptions& o) {
+  const std::vector<log::Record> records = all_records(o.logs);
+  const std::vector<log::Record> best = log::best_per_task(records);
+  log::write_log(o.output, best);
+  std::printf("wrote the best records of %zu tasks (of %zu records) to %s\n", best.size(), records.size(),
+              o.output.c_str());
+}
+
+void merge(const LogToolOptions& o) {
+  const std::vector<std::vector<log::Record>> logs = read_logs(o.logs);
+  size_t read = 0;
+  for (const auto& records : logs) read += records.size();
+  const std::vector<log::Record> merged = log::merge_records(logs);
+  log::write_log(o.output, merged);
+  std::printf("wrote %zu records to %s (%zu read from %zu file%s, %zu repeated ones left out)\n", merged.size(),
+              o.output.c_str(), read, logs.size(), logs.size() == 1 ? "" : "s", read - merged.size());
+}
+
+void add_tool(CLI::App* log_cmd, const std::string& name, const std::string& help,
+                   const std::shared_ptr<LogToolOptions>& o, void (*run)(const LogToolOptions&), bool writes) {
+  CLI::App* sub = log_cmd->add_subcommand(name, help);
+  sub->add_option("logs", o->logs, "tuning logs (files or folders of *.json / *.jsonl)")->required();
+  if (writes) sub->add_option("-o,--output", o->output, "the log to write (replaced whole)")->required();
+  sub->callback([o, run] { run(*o); });
+}
+
+}  // namespace
+
+void register_log(CLI::App& app) {
+  CLI::App* log_cmd = app.add_subcommand("log", "Inspect tuning logs, keep their best records, merge them");
+  log_cmd->require_subcommand(1);
+  add_tool(log_cmd, "show", "A table per target: each task's trials, errors, best, GFLOP/s, first and last record",
+           std::make_shared<LogToolOptions>(), show, false);
+  add_tool(log_cmd, "best", "Write the best record of each task and target: the log to commit or ship",
+           std::make_shared<LogToolOptions>(), best, true);
+  add_tool(log_cmd, "merge", "Write several logs as one, each record once", std::make_shared<LogToolOptions>(), merge,
+           true);
+}
+
+}  // namespace tunectl::cmd

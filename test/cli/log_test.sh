@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The log tools and the reuse of logs as a user meets them: `log show`,
+# `log best` and `log merge` on the committed logs, a truncated last line, a
+# record of an older and of a newer format version, records of another
+# target, and `tune --records` starting a run from another log's best
+# programs. Usage: log_test.sh TUNECTL REPO_DIR
+set -u
+tunectl=$1
+repo=$2
+source "$(dirname "$0")/cli_lib.sh"
+
+logs=$repo/tuning_logs
+cnn_log=$logs/small_cnn.llvm.json
+gpu_log=$logs/small_cnn.cuda.json
+model=$repo/models/small_cnn.onnx
+cpu="llvm -mcpu=znver4"
+cnn_records=$(wc -l <"$cnn_log")
+gpu_records=$(wc -l <"$gpu_log")
+
+# show: a table per target.
+expect 0 "target 'llvm -mcpu=znver4': 15 tasks" -- "$tunectl" log show "$cnn_log"
+expect 0 "total: $cnn_records records, 0 errors" -- "$tunectl" log show "$cnn_log"
+expect 0 "target 'cuda -arch=sm_90'" -- "$tunectl" log show "$cnn_log" "$gpu_log"
+expect 0 "conv2d_relu_0" -- "$tunectl" log show "$logs"
+
+# best: one record per task and target, enough to run the model tuned.
+expect 0 "wrote the best records of 15 tasks (of $cnn_records records) to $work/best.json" -- \
+  "$tunectl" log best "$cnn_log" -o "$work/best.json"
+check "log best wrote 15 lines" test "$(wc -l <"$work/best.json")" -eq 15
+expect 0 "tuned schedules from $work/best.json for 7 of 7 tasks" -- "$tunectl" run "$model" --target "$cpu" \
+  --log "$work/best.json" --seed 1 --output-dir "$work/out-best"
+expect 0 "total: 15 records, 0 errors" -- "$tunectl" log show "$work/best.json"
+
+# merge: every record once; a log merged with itself adds nothing.
+expect 0 "wrote $((cnn_records + gpu_records)) records to $work/merged.json ($((2 * cnn_records + gpu_records)) read from 3 files, $cnn_records repeated ones left out)" -- \
+  "$tunectl" log merge "$cnn_log" "$gpu_log" "$cnn_log" -o "$work/merged.json"
+expect 0 "target 'cuda -arch=sm_90': 7 tasks" -- "$tunectl" log show "$work/merged.json"
+expect 0 "best records of 22 tasks" -- "$tunectl" log best "$work/merged.json" -o "$work/merged.json"
+check "log best may replace the log it read" test "$(wc -l <"$work/merged.json")" -eq 22
+
+# A truncated last line (a killed run) is skipped with a warning; the rest is kept.
+{ cat "$cnn_log"; head -c 300 "$cnn_log"; } >"$work/truncated.json"
+expect 0 "skipped truncated last line $((cnn_records + 1)) of $work/truncated.json" -- \
+  "$tunectl" log merge "$work/truncated.json" -o "$work/repaired.json"
+check "the truncated log's records are all kept" test "$(wc -l <"$work/repaired.json")" -eq "$cnn_records"
+
+# A record of format version 1 is read and written upgraded.
+head -1 "$cnn_log" | sed 's/"v":2}$/"v":1}/' >"$work/v1.json"
+expect 0 "1 record(s) of an older format version read (written as version 2)" -- \
+  "$tunectl" log merge "$work/v1.json" -o "$work/v1-upgraded.json"
+check "the upgraded record is written as version 2" grep -q '"v":2}$' "$work/v1-upgraded.json"
+
+# A record of a newer version is refused naming file and line; nothing is written.
+{ head -3 "$cnn_log"; head -1 "$cnn_log" | sed 's/"v":2}$/"v":3}/'; } >"$work/v3.json"
+expect 2 "$work/v3.json:4: log format version 3 is newer than this tunectl reads (2); upgrade tunectl" -- \
+  "$tunectl" log best "$work/v3.json" -o "$work/v3-best.json"
+check "nothing written after a refused log" test ! -e "$work/v3-best.json"
+expect 2 "no tuning log or folder" -- "$tunectl" log show "$work/missing.json"
+expect 1 "logs is required" -- "$tunectl" log best -o "$work/x.json"
+expect 1 "--output is required" -- "$tunectl" log merge "$cnn_log"
+
+# Records of another target are named and not applied.
+expect 0 "$gpu_records records of 'cuda -arch=sm_90' are for another target than '$cpu' and not used" -- \
+  "$tunectl" run "$model" --target "$cpu" --log "$gpu_log" --seed 1 --output-dir "$work/out-gpu"
+
+# tune --records: the tasks another log tuned start from its best programs.
+expect 0 "the best programs of 14 tasks start this run" -- "$tunectl" tune "$model" --target "$cpu" \
+  --records "$cnn_log" --trials 0 --log "$work/transfer.json" --kernels "$work/transfer.kernels"
+check "the transferred records are in the new log" test "$(wc -l <"$work/transfer.json")" -eq 14
+expect 0 "wrote 7 of 7 kernels" -- "$tunectl" tune "$model" --target "$cpu" --records "$cnn_log" --trials 0 \
+  --log "$work/transfer.json" --kernels "$work/transfer.kernels"
+check "a second transfer adds nothing" test "$(wc -l <"$work/transfer.json")" -eq 14
+
+finish "log cli"
