@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   app.add_flag_callback("-q,--quiet", [] { spdlog::set_level(spdlog::level::err); },
                         "print no progress, notes or warnings, only results and errors");
   tunectl::cmd::register_compile(app);
+  tunectl::cmd::register_compile_op(app);
   tunectl::cmd::register_bench(app);
   tunectl::cmd::register_run(app);
   tunectl::cmd::register_tasks(app);

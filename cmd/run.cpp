@@ -40,6 +40,7 @@ struct RunOptions {
   std::string output_dir;
   std::string output_format = "auto";  // pb, npy, or auto: npy when an input is a .npy file
   std::string expected_dir;  // compare the outputs with the files there
+  std::string save_inputs_dir;  // write the inputs run on there, as .npy
   int repeat = 0;
   std::string target = "llvm";
   std::string log;  // tuning log or folder: its best records schedule the subgraphs they cover
@@ -83,6 +84,12 @@ std::string file_name_for(const std::string& value, const std::string& extension
   for (char& c : s)
     if (c == '/' || c == '\\' || c == ':') c = '_';
   return s + extension;
+}
+
+void create_folder(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) system_fail("cannot create the folder", "mkdir", dir, ec.message());
 }
 
 // The inputs of the compiled model: those given (less the ones it was
@@ -190,11 +197,14 @@ void run_model(const RunOptions& o) {
                   untuned_subgraphs(m.executor, coverage).c_str());
   }
   const graph::InputValues feed = model_feed(m.graph, imported, inputs, o.seed);
+  if (!o.save_inputs_dir.empty()) {
+    create_folder(o.save_inputs_dir);
+    for (const auto& name : m.graph.inputs)
+      graph::write_npy((std::filesystem::path(o.save_inputs_dir) / file_name_for(name, ".npy")).string(), feed.at(name));
+  }
   std::map<std::string, runtime::NDArray> outputs = m.executor.run(feed);
 
-  std::error_code ec;
-  std::filesystem::create_directories(o.output_dir, ec);
-  if (ec) system_fail("cannot create the output folder", "mkdir", o.output_dir, ec.message());
+  create_folder(o.output_dir);
   const bool npy = o.output_format == "npy" ||
                    (o.output_format == "auto" && std::any_of(o.inputs.begin(), o.inputs.end(), is_npy));
   for (const auto& name : m.graph.outputs) {
@@ -238,6 +248,8 @@ void register_run(CLI::App& app) {
   sub->add_option("--expected", options->expected_dir,
                   "a folder of expected outputs (<output name>.npy or .pb, or output_<i>.pb as in ONNX test data): fail unless every output matches within "
                   "rtol 1e-3, atol 1e-4");
+  sub->add_option("--save-inputs", options->save_inputs_dir,
+                  "write the inputs the model ran on (given or --seed) to this folder as <input name>.npy");
   sub->add_option("--repeat", options->repeat, "then run the model N more times and print the median, min and max latency")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--log", options->log, "a tuning log (or folder of logs): its best records schedule the tasks they cover");

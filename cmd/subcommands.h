@@ -8,6 +8,7 @@
 namespace tunectl::cmd {
 
 void register_compile(CLI::App& app);
+void register_compile_op(CLI::App& app);
 void register_bench(CLI::App& app);
 void register_run(CLI::App& app);
 void register_tasks(CLI::App& app);

@@ -1,6 +1,6 @@
 // Backend: where a target plugs in (DESIGN.md "Lowering and code generation").
 // After lowering, every place that compiles (the measurement worker, the
-// kernels folder, the executor, the bench, `tunectl compile`) asks the backend
+// kernels folder, the executor, the bench, `tunectl compile-op`) asks the backend
 // of its target, never a code generator directly, so adding a target means
 // one implementation of this interface and its resolve function below.
 //

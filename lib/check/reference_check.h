@@ -1,5 +1,5 @@
 // Checks a compiled kernel against the reference evaluator (te::evaluate) on
-// seeded random inputs. Used by `tunectl compile --check`, the property tests
+// seeded random inputs. Used by `tunectl compile-op --check`, the property tests
 // (JIT-compiled and interpreted kernels alike) and, later, by measurement,
 // where a wrong answer is an error kind and never a "best" program.
 #pragma once

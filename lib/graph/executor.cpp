@@ -318,6 +318,42 @@ std::map<std::string, runtime::NDArray> Executor::run(const std::map<std::string
   return outputs;
 }
 
+std::vector<PlannedLaunch> Executor::launch_plan() const {
+  const Impl& m = *impl_;
+  internal_check(!m.device, "launch_plan: the kernels run on a device");
+  std::vector<PlannedLaunch> plan;
+  for (size_t s = 0; s < m.launches.size(); ++s) {
+    const Launch& l = m.launches[s];
+    PlannedLaunch p{m.subgraphs[s].dag->workload_key(), {}};
+    for (size_t a = 0; a < l.args.size(); ++a) {
+      ArgSource src;
+      src.value = l.args[a];
+      const ValueSlot& slot = m.slots.at(l.args[a]);
+      if (l.packed_address[a]) {
+        src.kind = ArgSource::Kind::Packed;
+        for (const runtime::NDArray& packed : l.packed)
+          if (packed.raw() == l.packed_address[a]) src.packed = &packed;
+        internal_check(src.packed != nullptr, "launch_plan: no packed array for ", l.args[a]);
+      } else if (slot.home == Home::Input) {
+        src.kind = ArgSource::Kind::Input;
+      } else if (slot.home == Home::Constant) {
+        src.kind = ArgSource::Kind::Constant;
+      } else {
+        src.offset = slot.offset;
+      }
+      p.args.push_back(std::move(src));
+    }
+    plan.push_back(std::move(p));
+  }
+  return plan;
+}
+
+size_t Executor::arena_offset(const std::string& value) const {
+  const ValueSlot& slot = impl_->slots.at(value);
+  internal_check(slot.home == Home::Arena, "value ", value, " does not live in the arena");
+  return slot.offset;
+}
+
 const std::vector<SubgraphTime>& Executor::profile() const { return impl_->times; }
 const std::vector<Subgraph>& Executor::subgraphs() const { return impl_->subgraphs; }
 size_t Executor::planned_bytes() const { return impl_->plan.arena_bytes; }

@@ -41,6 +41,21 @@ struct SubgraphTime {
   double seconds = 0;  // of the last run
 };
 
+// Where one argument of a kernel call lives (Executor::launch_plan).
+struct ArgSource {
+  enum class Kind : uint8_t { Input, Constant, Packed, Arena };
+  Kind kind = Kind::Arena;
+  std::string value;  // the graph value (for Packed: the constant it was packed from)
+  size_t offset = 0;  // Arena: the byte offset of the value in the arena
+  const runtime::NDArray* packed = nullptr;  // Packed: the constant as the kernel takes it, packed once
+};
+
+// One kernel call of a model run, in run order.
+struct PlannedLaunch {
+  std::string workload_key;
+  std::vector<ArgSource> args;  // in LoweredFunc::args order
+};
+
 class Executor {
  public:
   // Compiles every subgraph (kernels shared between subgraphs with one workload key).
@@ -53,6 +68,12 @@ class Executor {
   const std::vector<SubgraphTime>& profile() const;
   // The subgraphs, in the order they run (their DAGs name their workload keys).
   const std::vector<Subgraph>& subgraphs() const;
+  // What a run does, for a deployed model (deploy/) to do the same without
+  // tunectl: every kernel call with its arguments' homes, and the arena
+  // offsets of the graph outputs. Valid while the executor lives; host
+  // kernels only (InternalError on a device).
+  std::vector<PlannedLaunch> launch_plan() const;
+  size_t arena_offset(const std::string& value) const;  // InternalError unless it lives in the arena
   // Bytes of intermediate memory after buffer reuse, and without reuse.
   size_t planned_bytes() const;
   size_t unplanned_bytes() const;

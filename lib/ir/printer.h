@@ -1,4 +1,4 @@
-// Text form of the IR, for debugging (`tunectl compile --emit passes` prints
+// Text form of the IR, for debugging (`tunectl compile-op --emit passes` prints
 // the loop IR after each lowering pass), golden tests and error messages. The output is
 // deterministic: variables print by name, immediates round-trip exactly
 // (float32 as "%.9g" with an "f" suffix), so two printings of equal IR agree

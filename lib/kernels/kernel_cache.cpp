@@ -14,6 +14,7 @@
 #include "ir/error.h"
 #include "kernels/kernel_cache.h"
 #include "kernels/kernel_files.h"
+#include "kernels/shared_library_link.h"
 #include "lower/lower.h"
 #include "schedule/state.h"
 #include "te/dag_json.h"
@@ -36,14 +37,20 @@ KernelEntry build_kernel(const log::Record& record, const std::string& dir, cons
   auto dag = std::make_shared<const te::ComputeDAG>(te::dag_from_json(record.task.dag));
   user_check(dag->workload_key() == record.task.workload_key, "the record's DAG has workload key ",
              dag->workload_key(), ", not the record's ", record.task.workload_key);
-  KernelEntry entry;
-  entry.workload_key = record.task.workload_key;
+  KernelEntry entry = build_checked_kernel(schedule::replay(dag, record.steps), dir, backend);
   entry.task_name = record.task.name;
-  entry.symbol = kernel_symbol(record.task.workload_key);
   entry.cost_seconds = record.result.median_cost();
   entry.record = record;
+  return entry;
+}
 
-  schedule::State state = schedule::replay(dag, record.steps);
+}  // namespace
+
+KernelEntry build_checked_kernel(const schedule::State& state, const std::string& dir, const backend::Backend& backend) {
+  const te::ComputeDAG& dag = *state.dag;
+  KernelEntry entry;
+  entry.workload_key = dag.workload_key();
+  entry.symbol = kernel_symbol(entry.workload_key);
   lower::LoweredFunc func = lower::lower(state, entry.symbol, backend.target());
   auto arg_of = [](const ir::Buffer& b) { return KernelArg{b->name, b->shape, std::string(ir::to_string(b->dtype))}; };
   for (const ir::Buffer& b : func.args) entry.args.push_back(arg_of(b));
@@ -52,14 +59,16 @@ KernelEntry build_kernel(const log::Record& record, const std::string& dir, cons
 
   entry.launch = backend.launch_config(func);
 
-  const backend::CheckRun run = backend::check_run(backend, func, check::emulate_in_part(*dag));
-  check::CheckResult check = check::check_against_reference(*dag, run.run, kCheckSeed, {}, run.partial);
+  const backend::CheckRun run = backend::check_run(backend, func, check::emulate_in_part(dag));
+  check::CheckResult check = check::check_against_reference(dag, run.run, kCheckSeed, {}, run.partial);
   user_check(check.ok, "the kernel computes a wrong answer", run.emulated_because ? " in the emulator" : "", ": ",
              check.message);
 
   backend.write(func, (std::filesystem::path(dir) / (entry.symbol + backend.file_suffix())).string());
   return entry;
 }
+
+namespace {
 
 void write_manifest(const Manifest& manifest, const std::string& dir) {
   std::filesystem::path path = std::filesystem::path(dir) / kManifestName;

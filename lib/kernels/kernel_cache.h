@@ -80,6 +80,13 @@ std::string kernel_symbol(const std::string& workload_key);
 Manifest write_kernel_cache(const std::vector<log::Record>& records, const std::string& dir,
                             const backend::Backend& backend);
 
+// Lowers `state` as kernel kernel_symbol(its workload key), checks it
+// against the reference evaluator on random inputs (in the backend's
+// emulator where this machine cannot run the target's code) and writes
+// dir/<symbol><backend file suffix>. The entry's task name, cost and record
+// are left empty. UserError for a wrong answer.
+KernelEntry build_checked_kernel(const schedule::State& state, const std::string& dir, const backend::Backend& backend);
+
 nlohmann::json manifest_to_json(const Manifest& manifest);
 // Reads <dir>/manifest.json; UserError when missing or malformed.
 Manifest read_manifest(const std::string& dir);

@@ -16,7 +16,7 @@
 #include <sstream>
 
 #include "ir/error.h"
-#include "kernels/kernel_files.h"
+#include "kernels/shared_library_link.h"
 
 extern char** environ;
 
@@ -57,12 +57,13 @@ struct SpawnResources {
 
 }  // namespace
 
-void link_shared_library(const std::string& dir, const std::vector<std::string>& object_names,
-                         const std::string& output_name) {
+void link_shared_library(const std::string& dir, const std::vector<std::string>& inputs,
+                         const std::string& output_name, const std::vector<std::string>& flags) {
   std::vector<std::string> command = compiler_command();
   for (const char* flag : {"-shared", "-o"}) command.push_back(flag);
   command.push_back(output_name);
-  command.insert(command.end(), object_names.begin(), object_names.end());
+  command.insert(command.end(), inputs.begin(), inputs.end());
+  command.insert(command.end(), flags.begin(), flags.end());
   command.push_back("-lm");
   std::vector<char*> argv;
   for (std::string& w : command) argv.push_back(w.data());

@@ -27,7 +27,7 @@ class LogWriter {
   LogWriter& operator=(const LogWriter&) = delete;
   // Writes one line, flushed and fsynced before returning; safe to call from
   // several threads. Returns its line number in the file (1-based, as
-  // `tunectl compile --log FILE --line N` takes it). SystemError if the
+  // `tunectl compile-op --log FILE --line N` takes it). SystemError if the
   // write fails (e.g. a full disk).
   int append(const Record& r);
   const std::string& path() const { return path_; }

@@ -8,7 +8,7 @@
 //         -> inject_virtual_threads (inject_virtual_threads.h)
 //         -> insert_barriers (insert_barriers.h)
 // A pass rewrites the kernel and its packing functions alike.
-// `tunectl compile --emit passes` prints the function after each step; with
+// `tunectl compile-op --emit passes` prints the function after each step; with
 // -v each step's time is logged.
 #pragma once
 

@@ -48,7 +48,7 @@ std::string bugs_text(const TuneSummary& summary) {
   for (size_t i = 0; i < std::min(kShown, summary.bugs.size()); ++i) {
     const Bug& b = summary.bugs[i];
     out += "  " + b.task + ", log line " + std::to_string(b.log_line) + ": " + b.message + "\n";
-    out += "    reproduce: tunectl compile --log " + summary.log_path + " --line " + std::to_string(b.log_line) +
+    out += "    reproduce: tunectl compile-op --log " + summary.log_path + " --line " + std::to_string(b.log_line) +
            " --check\n";
   }
   if (summary.bugs.size() > kShown) out += "  ... and " + std::to_string(summary.bugs.size() - kShown) + " more\n";

@@ -26,8 +26,8 @@ expect 2 "missing input 'input'" -- "$tunectl" run "$model" --output-dir "$work/
 expect 2 "has shape [3x4x5]" -- "$tunectl" run "$model" \
   --input "input=$onnx/node/test_relu/test_data_set_0/input_0.pb" --output-dir "$work/out"
 expect 2 "unknown input 'x'" -- "$tunectl" run "$model" --input "x=$input" --output-dir "$work/out"
-expect 2 "split of" -- "$tunectl" compile --op matmul --steps '[["SP",2,0,64,[0],true]]'
-expect 2 "not valid JSON" -- "$tunectl" compile --op matmul --steps '[["SP"'
+expect 2 "split of" -- "$tunectl" compile-op --op matmul --steps '[["SP",2,0,64,[0],true]]'
+expect 2 "not valid JSON" -- "$tunectl" compile-op --op matmul --steps '[["SP"'
 
 # Channel-blocked on CPUs without a log (the 3-channel input in one block
 # of 3): two more tasks than in NCHW, the transforms into and out of blocks.
@@ -67,14 +67,14 @@ expect 2 "is not a valid .npy file" -- "$tunectl" run "$relu/model.onnx" --input
   --output-dir "$work/o"
 expect 2 "holds no output.npy, output.pb or output_0.pb" -- "$tunectl" run "$model" --seed 1 --output-dir "$work/o" \
   --expected "$relu"
-expect 0 "check: output matches the reference" -- "$tunectl" compile --op conv2d --check \
+expect 0 "check: output matches the reference" -- "$tunectl" compile-op --op conv2d --check \
   --params '{"N":1,"C":8,"H":14,"W":14,"K":16,"R":3,"S":3,"pad":1}' --emit loop
 # --emit passes: the function after schedule_to_loops and after each pass, in order.
-pass_dump=$("$tunectl" compile --op matmul --params '{"M":8,"N":8,"K":4}' --steps '[["SP",2,0,8,[4],1]]' --emit passes 2>&1)
-check "compile --emit passes lists the lowering steps in order" \
+pass_dump=$("$tunectl" compile-op --op matmul --params '{"M":8,"N":8,"K":4}' --steps '[["SP",2,0,8,[4],1]]' --emit passes 2>&1)
+check "compile-op --emit passes lists the lowering steps in order" \
   test "$(grep '^// after' <<<"$pass_dump" | tr '\n' '|')" = \
   "// after schedule_to_loops|// after flatten_buffers|// after simplify_loops|"
-check "compile --emit passes prints each function" test "$(grep -c '^func matmul(' <<<"$pass_dump")" -eq 3
+check "compile-op --emit passes prints each function" test "$(grep -c '^func matmul(' <<<"$pass_dump")" -eq 3
 
 # The README's operator table is `tunectl ops --markdown` (scripts/update-ops-table.sh).
 check "the README's operator table is tunectl ops --markdown (run scripts/update-ops-table.sh)" \

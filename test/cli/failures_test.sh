@@ -3,7 +3,7 @@
 # failing call and path (README "Exit codes"): a planted fork failure, a
 # read-only log folder and a full disk are operating-system failures (71); a
 # record the log does not have, or a log that is a device, is a user error (2). And the reproduction the
-# tune summary prints for an internal error, `compile --log --line`, works on
+# tune summary prints for an internal error, `compile-op --log --line`, works on
 # a real record. Usage: failures_test.sh TUNECTL REPO_DIR FAIL_FORK_SO
 set -u
 tunectl=$(realpath "$1")
@@ -38,14 +38,14 @@ expect 71 "cannot write the tuning log: write($work/full/log.json): File too lar
   "$tunectl" tune "$model" --trials 48 --log "$work/full/log.json" --kernels "$work/full.kernels"
 expect 2 "tuning log '/dev/zero' is not a regular file" -- "$tunectl" replay /dev/zero
 
-# compile --log --line rebuilds a record's program: what the summary prints
+# compile-op --log --line rebuilds a record's program: what the summary prints
 # to reproduce an internal error.
 log=$repo/tuning_logs/small_cnn.llvm.json
 line=$(grep -n '"error":"none"' "$log" | head -n1 | cut -d: -f1)
-expect 0 "check: output matches the reference" -- "$tunectl" compile --log "$log" --line "$line" --check \
+expect 0 "check: output matches the reference" -- "$tunectl" compile-op --log "$log" --line "$line" --check \
   --emit state
-expect 2 "has no record at line 100000" -- "$tunectl" compile --log "$log" --line 100000
-expect 2 "--log needs --line" -- "$tunectl" compile --log "$log"
-expect 2 "exclude each other" -- "$tunectl" compile --log "$log" --line 1 --op matmul
+expect 2 "has no record at line 100000" -- "$tunectl" compile-op --log "$log" --line 100000
+expect 2 "--log needs --line" -- "$tunectl" compile-op --log "$log"
+expect 2 "exclude each other" -- "$tunectl" compile-op --log "$log" --line 1 --op matmul
 
 finish "failures"

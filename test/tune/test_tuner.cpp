@@ -184,5 +184,5 @@ TEST_CASE("an internal error in a worker is a bug in the summary, with the comma
   const std::string table = tune::summary_table(s);
   INFO(table);
   CHECK(table.find("2 candidate(s) hit an internal error in tunectl") != std::string::npos);
-  CHECK(table.find("reproduce: tunectl compile --log " + o.log_path + " --line 2 --check") != std::string::npos);
+  CHECK(table.find("reproduce: tunectl compile-op --log " + o.log_path + " --line 2 --check") != std::string::npos);
 }

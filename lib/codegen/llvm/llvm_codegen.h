@@ -56,7 +56,7 @@ std::vector<std::string> missing_host_features(const target::Target& target);
 
 JitKernel jit_compile(const lower::LoweredFunc& func, const target::Target& target);
 
-// The optimized LLVM IR of func as text (for `tunectl compile --emit llvm`).
+// The optimized LLVM IR of func as text (for `tunectl compile-op --emit llvm`).
 std::string emit_llvm_ir(const lower::LoweredFunc& func, const target::Target& target);
 // Assembly of func for the target as text.
 std::string emit_assembly(const lower::LoweredFunc& func, const target::Target& target);

@@ -1,4 +1,4 @@
-// `tunectl compile`: the developer's window into the compiler. Builds one
+// `tunectl compile-op`: the developer's window into the compiler. Builds one
 // operator from ops/ under a schedule given as JSON steps (or the task and
 // steps of one tuning-log record), and prints the
 // schedule state, the loop IR after each lowering pass or at the end, the
@@ -118,9 +118,9 @@ void run_compile(const CompileOptions& o) {
 
 }  // namespace
 
-void register_compile(CLI::App& app) {
+void register_compile_op(CLI::App& app) {
   auto options = std::make_shared<CompileOptions>();
-  CLI::App* sub = app.add_subcommand("compile", "Lower one operator under a schedule; print its IR, optionally check it");
+  CLI::App* sub = app.add_subcommand("compile-op", "Lower one operator under a schedule; print its IR, optionally check it");
   sub->add_option("--op", options->op, "operator from ops/ (see --list-ops)");
   sub->add_option("--params", options->params, "operator parameters as JSON, or @file (e.g. '{\"M\":64,\"N\":64,\"K\":64}')");
   sub->add_option("--steps", options->steps, "schedule steps as a JSON array, or @file (format: README)");
