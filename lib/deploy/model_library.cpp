@@ -193,7 +193,7 @@ ModelLibrary write_model_library(const graph::Graph& g, const graph::ExecutorOpt
   // program exports the same names.
   kernels::link_shared_library(build.path.string(), link_inputs, library,
                                {"-Wl,--whole-archive", kRuntimeArchive, "-Wl,--no-whole-archive", "-fPIC",
-                                "-Wl,-Bsymbolic", "-lstdc++", "-pthread"});
+                                "-Wl,-Bsymbolic", "-Wl,-soname," + library, "-lstdc++", "-pthread"});
   fs::rename(build.path / library, fs::path(dir) / library, ec);
   if (ec) system_fail("cannot move the compiled model library", "rename", (fs::path(dir) / library).string(), ec.message());
   write_file(fs::path(dir) / weights_file, weights.bytes());
