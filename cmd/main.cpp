@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   tunectl::cmd::register_replay(app);
   tunectl::cmd::register_ops(app);
   tunectl::cmd::register_log(app);
+  tunectl::cmd::register_report(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -59,8 +59,16 @@ std::map<std::string, runtime::NDArray> read_inputs(const graph::Graph& g, const
   std::map<std::string, runtime::NDArray> inputs;
   for (const auto& spec : specs) {
     const size_t eq = spec.find('=');
+    if (eq == std::string::npos && std::filesystem::path(spec).extension() == ".pb") {
+      // A TensorProto names its tensor: ONNX's test data does.
+      graph::NamedTensor t = graph::read_tensor_pb(spec);
+      user_check(!t.name.empty(), "--input '", spec, "': the tensor in it has no name; give one as NAME=", spec);
+      user_check(!inputs.count(t.name), "--input '", t.name, "' is given twice");
+      inputs.emplace(t.name, std::move(t.value));
+      continue;
+    }
     user_check(eq != std::string::npos && eq > 0 && eq + 1 < spec.size(), "--input '", spec,
-               "': expected NAME=FILE.pb or NAME=raw:FILE");
+               "': expected NAME=FILE.pb, NAME=FILE.npy, NAME=raw:FILE or a FILE.pb that names its tensor");
     const std::string name = spec.substr(0, eq);
     const std::string file = spec.substr(eq + 1);
     user_check(!inputs.count(name), "--input '", name, "' is given twice");
@@ -234,7 +242,8 @@ void register_run(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("run", "Run a whole ONNX model with compiled kernels (default or tuned schedules)");
   sub->add_option("model", options->model, "the ONNX model")->required();
   sub->add_option("--input", options->inputs,
-                  "NAME=FILE.pb (ONNX TensorProto), NAME=FILE.npy (NumPy) or NAME=raw:FILE (bare data); repeatable");
+                  "NAME=FILE.pb (ONNX TensorProto; FILE.pb alone takes the name the file gives), NAME=FILE.npy (NumPy) or "
+                  "NAME=raw:FILE (bare data); repeatable");
   sub->add_option("--seed", options->seed, "fill the inputs not given with --input with random values of this seed");
   add_model_input_options(sub, options->model_inputs);
   sub->add_option("--target", options->target, "code generation target: llvm (this CPU), \"llvm -mcpu=NAME\", cuda, \"cuda -arch=sm_80\", ...")

@@ -16,5 +16,6 @@ void register_tune(CLI::App& app);
 void register_replay(CLI::App& app);
 void register_ops(CLI::App& app);
 void register_log(CLI::App& app);
+void register_report(CLI::App& app);
 
 }  // namespace tunectl::cmd

@@ -12,6 +12,7 @@ packages=(
   libxgboost-dev                   # learned cost model
   libdnnl-dev                      # oneDNN, the vendor baseline in benchmarks
   ocl-icd-opencl-dev               # only recommended by libdnnl-dev, but its CMake package needs OpenCL
+  chromium zlib1g-dev              # the report test renders tunectl report's page and decodes the PNG
 )
 
 missing=()

@@ -3,7 +3,12 @@
 # would: replays every log in tuning_logs/ (the best program of each task,
 # rebuilt from the log alone and checked against the reference evaluator on
 # random inputs) into KERNEL_CACHE/<log name>/, then replays each log a
-# second time and requires byte-identical files.
+# second time and requires byte-identical files. Then, for each CPU log whose
+# model is here, rebuilds the compiled model (`tunectl compile MODEL --log
+# LOG` into KERNEL_CACHE/<log name>.compiled/), builds its example.c against
+# the library alone and runs it on seeded inputs: its outputs must match
+# `tunectl run` of the model (default schedules), and where the model has
+# ONNX test data, ONNX's expected output too.
 # Usage: scripts/regen-kernel-cache.sh [KERNEL_CACHE (default: build/kernel-cache)]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,3 +34,46 @@ for log in "${logs[@]}"; do
   }
 done
 echo "kernel cache: ${#logs[@]} logs replayed and verified into $cache"
+
+# The model a log was tuned on (tuning_logs/README.md), or nothing.
+model_of() {
+  local stem=$1
+  for m in "models/$stem.onnx" "models/bench/$stem.onnx" "models/generated/$stem.onnx" \
+           "../shared/onnx/light/$stem.onnx"; do
+    [ -f "$m" ] && { echo "$m"; return; }
+  done
+}
+
+compiled=0
+for log in tuning_logs/*.llvm.json; do
+  name=$(basename "$log" .json)
+  stem=${name%.llvm}
+  model=$(model_of "$stem")
+  if [ -z "$model" ]; then
+    echo "== $log: no model $stem.onnx here (models/generated needs scripts/make-models.sh --large); not compiled"
+    continue
+  fi
+  target=$(head -1 "$log" | grep -o '"target":"[^"]*"' | head -1 | cut -d'"' -f4)
+  out=$cache/$name.compiled
+  work=$check_dir/$name
+  echo "== $log + $model -> $out ($target)"
+  "$tunectl" compile "$model" --log "$log" --target "$target" --name "$stem" -o "$out" -q
+  (cd "$out" && cc -O2 -Wall example.c -I. -L. -l"$stem" -Wl,-rpath,'$ORIGIN' -o example)
+  # Seeded inputs (the ONNX test data's where there is some), the run's outputs.
+  inputs=()
+  onnx_input=${model%.onnx}_input_0.pb
+  [ -f "$onnx_input" ] && inputs=(--input "$onnx_input")
+  "$tunectl" run "$model" --target "$target" --seed 1 "${inputs[@]}" --save-inputs "$work/in" \
+    --output-dir "$work/want" -q >/dev/null
+  mkdir -p "$work/out"
+  "$out/example" "$out" "$work/out" "$work/in" >/dev/null
+  "$tunectl" run "$model" --target "$target" --seed 1 "${inputs[@]}" --output-dir "$work/check" \
+    --expected "$work/out" -q
+  onnx_output=${model%.onnx}_output_0.pb
+  if [ -f "$onnx_output" ]; then
+    mkdir -p "$work/onnx" && cp "$onnx_output" "$work/onnx/output_0.pb"
+    "$tunectl" run "$model" --target "$target" "${inputs[@]}" --output-dir "$work/check" --expected "$work/onnx" -q
+  fi
+  compiled=$((compiled + 1))
+done
+echo "compiled models: $compiled rebuilt from their logs; each example's outputs match tunectl run"

@@ -3,13 +3,17 @@
  *
  *   cc -O2 example.c -I. -L. -l@MODEL@ -Wl,-rpath,'$ORIGIN' -o example
  *   ./example . OUT_DIR INPUT_0.npy ...     (one file per input, in order)
+ *   ./example . OUT_DIR IN_DIR              (IN_DIR/<input name>.npy each, as
+ *                                            tunectl run --save-inputs writes them)
  *
  * Each input file must hold exactly the input's bytes (little-endian, C
- * order, the input's dtype and shape). Outputs go to OUT_DIR/<name>.npy. */
+ * order, the input's dtype and shape). Outputs go to OUT_DIR/<name>.npy
+ * ('/', '\' and ':' in names become '_'). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "@MODEL@.h"
 
@@ -66,6 +70,13 @@ static int write_npy(const char* path, const char* dtype, const int64_t* shape, 
   return fclose(f) == 0 && ok ? 0 : -1;
 }
 
+/* DIR/<name>.npy with the characters a file name cannot hold replaced. */
+static void npy_path(char* path, size_t size, const char* dir, const char* name) {
+  int n = snprintf(path, size, "%s/", dir);
+  for (const char* c = name; *c && (size_t)n + 5 < size; ++c) path[n++] = *c == '/' || *c == '\\' || *c == ':' ? '_' : *c;
+  snprintf(path + n, size - (size_t)n, ".npy");
+}
+
 int main(int argc, char** argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: %s MODEL_DIR OUT_DIR INPUT.npy...\n", argv[0]);
@@ -77,7 +88,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   int num_inputs = tunectl_model_num_inputs(model), num_outputs = tunectl_model_num_outputs(model);
-  if (argc != 3 + num_inputs) {
+  struct stat st;
+  int from_dir = argc == 4 && num_inputs > 0 && stat(argv[3], &st) == 0 && S_ISDIR(st.st_mode);
+  if (argc != 3 + num_inputs && !from_dir) {
     fprintf(stderr, "%s takes %d inputs:", tunectl_model_name(model), num_inputs);
     for (int i = 0; i < num_inputs; ++i) fprintf(stderr, " %s", tunectl_model_input_name(model, i));
     fprintf(stderr, "\n");
@@ -86,19 +99,20 @@ int main(int argc, char** argv) {
   const void** inputs = calloc((size_t)num_inputs + 1, sizeof(void*));
   void** outputs = calloc((size_t)num_outputs + 1, sizeof(void*));
   int status = 0;
-  for (int i = 0; i < num_inputs && status == 0; ++i)
-    if (!(inputs[i] = read_npy(argv[3 + i], tunectl_model_input_bytes(model, i)))) status = 1;
+  for (int i = 0; i < num_inputs && status == 0; ++i) {
+    char path[4096];
+    if (from_dir) npy_path(path, sizeof path, argv[3], tunectl_model_input_name(model, i));
+    else snprintf(path, sizeof path, "%s", argv[3 + i]);
+    if (!(inputs[i] = read_npy(path, tunectl_model_input_bytes(model, i)))) status = 1;
+  }
   for (int i = 0; i < num_outputs && status == 0; ++i) outputs[i] = malloc(tunectl_model_output_bytes(model, i) + 1);
   if (status == 0 && tunectl_model_run(model, inputs, outputs) != 0) {
     fprintf(stderr, "%s\n", tunectl_model_last_error());
     status = 1;
   }
   for (int i = 0; i < num_outputs && status == 0; ++i) {
-    char path[4096], name[1024];
-    snprintf(name, sizeof name, "%s", tunectl_model_output_name(model, i));
-    for (char* c = name; *c; ++c)
-      if (*c == '/' || *c == '\\' || *c == ':') *c = '_';
-    snprintf(path, sizeof path, "%s/%s.npy", argv[2], name);
+    char path[4096];
+    npy_path(path, sizeof path, argv[2], tunectl_model_output_name(model, i));
     if (write_npy(path, tunectl_model_output_dtype(model, i), tunectl_model_output_shape(model, i),
                   tunectl_model_output_rank(model, i), outputs[i], tunectl_model_output_bytes(model, i)) != 0) {
       fprintf(stderr, "cannot write %s\n", path);

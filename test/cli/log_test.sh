@@ -35,6 +35,7 @@ expect 0 "total: 15 records, 0 errors" -- "$tunectl" log show "$work/best.json"
 expect 0 "wrote $((cnn_records + gpu_records)) records to $work/merged.json ($((2 * cnn_records + gpu_records)) read from 3 files, $cnn_records repeated ones left out)" -- \
   "$tunectl" log merge "$cnn_log" "$gpu_log" "$cnn_log" -o "$work/merged.json"
 expect 0 "target 'cuda -arch=sm_90': 7 tasks" -- "$tunectl" log show "$work/merged.json"
+cp "$work/merged.json" "$work/merged-both.json"
 expect 0 "best records of 22 tasks" -- "$tunectl" log best "$work/merged.json" -o "$work/merged.json"
 check "log best may replace the log it read" test "$(wc -l <"$work/merged.json")" -eq 22
 
@@ -70,5 +71,14 @@ check "the transferred records are in the new log" test "$(wc -l <"$work/transfe
 expect 0 "wrote 7 of 7 kernels" -- "$tunectl" tune "$model" --target "$cpu" --records "$cnn_log" --trials 0 \
   --log "$work/transfer.json" --kernels "$work/transfer.kernels"
 check "a second transfer adds nothing" test "$(wc -l <"$work/transfer.json")" -eq 14
+
+# report: one self-contained page (the browser test is test_report's).
+expect 0 "wrote $work/report.html: 500 records of 7 tasks for $cpu" -- "$tunectl" report "$cnn_log" --model "$model" \
+  --layout nchw --target "$cpu" -o "$work/report.html"
+check "the report fetches and runs nothing" bash -c '! grep -Eq "<script|src=\"http|href=\"http" "$0"' "$work/report.html"
+expect 0 "wrote $work/all.html: $cnn_records records of 15 tasks" -- "$tunectl" report "$cnn_log" -o "$work/all.html"
+expect 2 "records of 2 targets" -- "$tunectl" report "$work/merged-both.json" -o "$work/x.html"
+expect 2 "no records for target 'llvm -mcpu=skylake'" -- "$tunectl" report "$cnn_log" --target "llvm -mcpu=skylake" \
+  -o "$work/x.html"
 
 finish "log cli"
