@@ -40,8 +40,9 @@ model_of() {
   local stem=$1
   for m in "models/$stem.onnx" "models/bench/$stem.onnx" "models/generated/$stem.onnx" \
            "../shared/onnx/light/$stem.onnx"; do
-    [ -f "$m" ] && { echo "$m"; return; }
+    if [ -f "$m" ]; then echo "$m"; return; fi
   done
+  return 0
 }
 
 compiled=0
