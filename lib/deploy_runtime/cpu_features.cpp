@@ -17,7 +17,7 @@ const std::pair<const char*, bool (*)()> kCheckedFeatures[] = {
     TUNECTL_CPU_FEATURE("avx512dq"),   TUNECTL_CPU_FEATURE("avx512vl"),   TUNECTL_CPU_FEATURE("avx512cd"),
     TUNECTL_CPU_FEATURE("avx512vnni"), TUNECTL_CPU_FEATURE("avx512bf16"), TUNECTL_CPU_FEATURE("avx512vbmi"),
     TUNECTL_CPU_FEATURE("avx512vbmi2"), TUNECTL_CPU_FEATURE("avx512ifma"), TUNECTL_CPU_FEATURE("avx512bitalg"),
-    TUNECTL_CPU_FEATURE("avx512vpopcntdq"),
+    TUNECTL_CPU_FEATURE("avx512vpopcntdq"), TUNECTL_CPU_FEATURE("avx512fp16"),
 };
 #undef TUNECTL_CPU_FEATURE
 #else

@@ -4,7 +4,8 @@
 # against the library alone (cc, no tunectl headers or libraries) and run on
 # .npy inputs; its outputs checked against `tunectl run` (default schedules)
 # and ONNX's expected outputs; no LLVM, ONNX or protobuf in ldd's list; the
-# library run from several threads at once; bad input.
+# library run from several threads at once; a library for a CPU feature
+# this machine lacks; bad input.
 # Usage: compile_test.sh TUNECTL REPO_DIR
 set -u
 tunectl=$1
@@ -69,6 +70,18 @@ expect 0 "outputs match the expected ones in $work/bert-onnx" -- "$tunectl" run 
   --input "input_ids=$work/bert-in/input_ids.npy" --output-dir "$work/bert-check" --expected "$work/bert-onnx"
 expect 0 "outputs match the expected ones in $work/bert-out" -- "$tunectl" run "$bert.onnx" \
   --input "input_ids=$work/bert-in/input_ids.npy" --output-dir "$work/bert-check" --expected "$work/bert-out"
+
+# A library for a CPU feature this machine lacks refuses to load, naming it
+# (on a CPU without AVX512-FP16, such as the Zen 4/5 machines here).
+if ! grep -qw avx512_fp16 /proc/cpuinfo; then
+  expect 0 "for llvm -mcpu=sapphirerapids" -- "$tunectl" compile "$model" --layout nchw \
+    --target "llvm -mcpu=sapphirerapids" -o "$work/spr"
+  check "the Sapphire Rapids example builds" build_example "$work/spr" small_cnn
+  expect 1 "compiled for 'llvm -mcpu=sapphirerapids', and this CPU lacks features its kernels use: avx512fp16" -- \
+    "$work/spr/example" "$work/spr" "$work/cnn-out" "$work/cnn-in/input.npy"
+else
+  echo "note: this CPU has AVX512-FP16; the refusal of a library for a missing feature is not exercised"
+fi
 
 # Bad input: a missing weights file, a wrong input file, a GPU target.
 cp -r "$work/cnn" "$work/cnn-noweights" && rm "$work/cnn-noweights/small_cnn.weights"

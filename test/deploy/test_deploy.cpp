@@ -21,7 +21,7 @@ TEST_CASE("deploy: the runtime's CPU check agrees with LLVM's host features", "[
   // Every feature LLVM says this CPU has passes the runtime's check.
   CHECK(deploy_runtime::missing_cpu_features(host).empty());
   // A checked feature LLVM says this CPU lacks is named missing.
-  for (const char* feature : {"avx2", "fma", "avx512f", "avx512bw", "avx512vnni", "avx512bf16", "sse4.2"}) {
+  for (const char* feature : {"avx2", "fma", "avx512f", "avx512bw", "avx512vnni", "avx512bf16", "avx512fp16", "sse4.2"}) {
     INFO(feature);
     const bool has = std::find(host.begin(), host.end(), feature) != host.end();
     CHECK(deploy_runtime::missing_cpu_features({feature}).empty() == has);
