@@ -90,7 +90,7 @@ class Weights {
   Weights(const std::string& path, size_t bytes) : bytes_(bytes) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw std::runtime_error("cannot open the weights file " + path + ": " + std::strerror(errno));
-    struct stat st;
+    struct stat st {};
     const bool sized = ::fstat(fd, &st) == 0 && static_cast<size_t>(st.st_size) == bytes;
     if (sized && bytes > 0) data_ = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
     const int saved = errno;
