@@ -129,6 +129,7 @@ struct tunectl_model {
   // not 64-byte aligned is copied here first (one buffer per input, made on
   // first need).
   std::vector<std::unique_ptr<uint8_t, FreeDeleter>> aligned_inputs;
+  std::vector<const void*> input_addresses;  // of the run in progress: the caller's or the aligned copy
   std::mutex run_mutex;
 };
 
@@ -152,6 +153,7 @@ std::unique_ptr<tunectl_model> load(const std::string& dir) {
   m->weights = std::make_unique<Weights>(dir + "/" + plan.at("weights_file").get<std::string>(),
                                          plan.at("weights_bytes").get<size_t>());
   m->aligned_inputs.resize(m->inputs.size());
+  m->input_addresses.resize(m->inputs.size());
   const size_t arena_bytes = round_up(plan.at("arena_bytes").get<size_t>() + 1);
   m->arena.reset(static_cast<uint8_t*>(std::aligned_alloc(kAlignment, arena_bytes)));
   if (!m->arena) throw std::runtime_error("cannot allocate " + std::to_string(arena_bytes) + " bytes of activations");
@@ -247,7 +249,7 @@ int tunectl_model_run(tunectl_model* model, const void* const* inputs, void* con
     if (!outputs[i] && model->outputs[i].bytes > 0)
       return fail("tunectl_model_run: output " + model->outputs[i].name + " is NULL");
   std::lock_guard<std::mutex> lock(model->run_mutex);
-  std::vector<const void*> aligned(model->inputs.size());
+  std::vector<const void*>& aligned = model->input_addresses;
   for (size_t i = 0; i < model->inputs.size(); ++i) {
     aligned[i] = inputs[i];
     if (reinterpret_cast<uintptr_t>(inputs[i]) % kAlignment == 0) continue;

@@ -59,6 +59,8 @@ expect 0 "y float32 [3x4x5]" -- "$tunectl" run "$relu/model.onnx" --input "x=$re
   --output-format npy --output-dir "$work/relu1"
 expect 0 "y float32 [3x4x5]" -- "$tunectl" run "$relu/model.onnx" --input "x=$work/relu1/y.npy" \
   --output-dir "$work/relu2" --expected "$relu/test_data_set_0"
+expect 0 "outputs match the expected ones in $relu/test_data_set_0" -- "$tunectl" run "$relu/model.onnx" \
+  --input "$relu/test_data_set_0/input_0.pb" --output-dir "$work/relu3" --expected "$relu/test_data_set_0"
 check "run reads and writes .npy (relu twice is relu once)" cmp -s "$work/relu1/y.npy" "$work/relu2/y.npy"
 expect 2 "missing input 'input' (float32 [1x3x32x32]): give it with --input input=FILE.pb or FILE.npy, or use --seed N" \
   -- "$tunectl" run "$model" --output-dir "$work/out"
