@@ -3,6 +3,7 @@
 // 0 ok, 1 bad command line, 2 user error, 70 internal error (a bug), 71 an
 // operating-system call failed (fork, a read-only folder, a full disk).
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
 #include <exception>
 
@@ -13,6 +14,9 @@
 #include "ir/error.h"
 
 int main(int argc, char** argv) {
+  // Past a file size limit (ulimit -f), a write then fails with EFBIG, which
+  // names the file, instead of SIGXFSZ ending the process without a word.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"tunectl — an auto-tuner for deep-learning models (ONNX -> tuned CPU/GPU kernels)", "tunectl"};
   app.set_version_flag("--version", "tunectl " TUNECTL_VERSION);
   app.require_subcommand(1);

@@ -47,6 +47,7 @@ struct TuneCmdOptions {
   std::string layout = "auto";
   tune::TuneOptions tune;
   bool no_cost_model = false;
+  bool wait_for_log = false;
 };
 
 std::vector<LaidOutModel> model_layouts(const TuneCmdOptions& o) {
@@ -146,6 +147,9 @@ void run_tune(TuneCmdOptions& o) {
   o.tune.scheduler.policy = o.policy == "round-robin" ? tasks::SchedulePolicy::RoundRobin : tasks::SchedulePolicy::Gradient;
 
   std::vector<LaidOutModel> layouts = model_layouts(o);
+  // Held from before the log is first read (resume, --records, --layout
+  // auto) until the kernels folder is written.
+  const log::LogLock log_lock(o.log_path, o.wait_for_log);
   if (!o.records.empty()) transfer(layouts, o);
   // Construction measures nothing to choose a layout by: the first candidate.
   std::vector<tasks::Task> tasks =
@@ -208,9 +212,19 @@ void register_tune(CLI::App& app) {
                   "from their best program, copied into --log")
       ->expected(1, -1);
   sub->add_option("--kernels", o->kernels_dir, "Kernels folder to write (default: <model stem>.kernels)");
+  sub->add_flag("--wait-for-log", o->wait_for_log,
+                "When another run is writing --log, wait for it to end instead of stopping");
   sub->add_option("--seed", o->tune.seed, "Seed of the scheduler, the searches and the cost model")->default_val(0);
   sub->add_option("--jobs", o->tune.measure.parallel_builds, "Parallel builds (default: the cores available)")
       ->check(CLI::PositiveNumber);
+  sub->add_option("--worker-memory", o->tune.measure.worker_memory_mib,
+                  "MiB a measurement worker may allocate beyond what it starts with (0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--worker-cpu-time", o->tune.measure.worker_cpu_seconds,
+                  "CPU seconds (all threads) a candidate's build or run may use (0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--time-budget", o->tune.time_budget_s, "Stop starting rounds after this many seconds")
       ->check(CLI::PositiveNumber);
   sub->add_option("--measures-per-round", o->measures_per_round,

@@ -1,7 +1,5 @@
 #include "deploy/model_library.h"
 
-#include <unistd.h>
-
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +15,7 @@
 #include "ir/error.h"
 #include "kernels/kernel_cache.h"
 #include "kernels/shared_library_link.h"
+#include "kernels/staged_folder.h"
 
 namespace tunectl::deploy {
 
@@ -107,10 +106,10 @@ ModelLibrary write_model_library(const graph::Graph& g, const graph::ExecutorOpt
   const backend::Backend& backend = *options.backend;
   user_check(backend.links_objects() && !backend.builds_device_code(), "compile: a compiled model library is built "
              "for CPU (llvm) targets; ", backend.target().str(), " is not one yet");
+  const std::string library = "lib" + name + ".so";
+  kernels::StagedFolder staged(dir, library);
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) system_fail("cannot create the folder of the compiled model", "mkdir", dir, ec.message());
-  BuildDir build{fs::path(dir) / (".build-" + std::to_string(::getpid()))};
+  BuildDir build{fs::path(staged.path()) / ".build"};
   fs::create_directories(build.path, ec);
   if (ec) system_fail("cannot create the build folder of the compiled model", "mkdir", build.path.string(), ec.message());
 
@@ -187,20 +186,22 @@ ModelLibrary write_model_library(const graph::Graph& g, const graph::ExecutorOpt
   write_file(build.path / kRuntimeArchive, runtime_archive());
   std::vector<std::string> link_inputs = {"plan.c"};
   link_inputs.insert(link_inputs.end(), objects.begin(), objects.end());
-  const std::string library = "lib" + name + ".so";
   // The whole runtime: nothing in the kernels refers to its C API.
   // -Bsymbolic: the library calls its own functions even where the loading
   // program exports the same names.
   kernels::link_shared_library(build.path.string(), link_inputs, library,
                                {"-Wl,--whole-archive", kRuntimeArchive, "-Wl,--no-whole-archive", "-fPIC",
                                 "-Wl,-Bsymbolic", "-Wl,-soname," + library, "-lstdc++", "-pthread"});
-  fs::rename(build.path / library, fs::path(dir) / library, ec);
-  if (ec) system_fail("cannot move the compiled model library", "rename", (fs::path(dir) / library).string(), ec.message());
-  write_file(fs::path(dir) / weights_file, weights.bytes());
-  write_file(fs::path(dir) / (name + ".h"), model_header());
+  const fs::path out = staged.path();
+  fs::rename(build.path / library, out / library, ec);
+  if (ec) system_fail("cannot move the compiled model library", "rename", (out / library).string(), ec.message());
+  fs::remove_all(build.path, ec);
+  write_file(out / weights_file, weights.bytes());
+  write_file(out / (name + ".h"), model_header());
   std::string example(example_source());
   for (size_t at; (at = example.find("@MODEL@")) != std::string::npos;) example.replace(at, 7, name);
-  write_file(fs::path(dir) / "example.c", example);
+  write_file(out / "example.c", example);
+  staged.commit();
 
   return {(fs::path(dir) / library).string(), symbols.size(), launches.size(), weights.bytes().size(),
           executor.planned_bytes()};

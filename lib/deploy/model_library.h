@@ -34,8 +34,10 @@ struct ModelLibrary {
 std::string library_name(const std::string& stem);
 
 // Compiles g (specialized and laid out) with options' backend and schedule
-// hook into dir as above. UserError for a target other than the host CPU's
-// kind, a kernel that computes a wrong answer, or a failed link.
+// hook into dir as above, replacing the folder whole once everything is
+// written (kernels::StagedFolder: a failure leaves it as it was). UserError
+// for a target other than the host CPU's kind, a kernel that computes a
+// wrong answer, a failed link, or a dir that holds other files.
 ModelLibrary write_model_library(const graph::Graph& g, const graph::ExecutorOptions& options, const std::string& name,
                                  const std::string& dir);
 

@@ -215,6 +215,7 @@ ValueInfo value_info_from(const onnx::ValueInfoProto& proto, bool is_graph_input
     user_check(dim.dim_value() >= 0, what, " has dimension ", d, " of negative size ", dim.dim_value());
     info.shape.push_back(dim.dim_value());
   }
+  checked_element_count(info.shape, what);
   return info;
 }
 
@@ -341,7 +342,7 @@ Graph build_graph(const onnx::GraphProto& proto, int opset,
 }  // namespace
 
 Graph import_onnx(const std::string& path, const ImportOptions& options) {
-  onnx::ModelProto model = parse_model(read_binary_file(path, "model file"), path);
+  onnx::ModelProto model = parse_model(read_protobuf_file(path, "model file"), path);
   int opset = default_opset(model, path);
   upgrade_old_opset(model, opset, path);
   check_operators(model.graph());

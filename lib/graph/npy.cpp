@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstring>
 #include <fstream>
+#include <stdexcept>
 #include <utility>
 
 #include "graph/onnx_util.h"
@@ -72,7 +73,11 @@ class HeaderParser {
     for (pos = skip_spaces(pos + 1); pos < text_.size() && text_[pos] != ')';) {
       check(std::isdigit(static_cast<unsigned char>(text_[pos])), "'shape' holds something other than sizes");
       size_t used = 0;
-      dims.push_back(std::stoll(text_.substr(pos), &used));
+      try {
+        dims.push_back(std::stoll(text_.substr(pos), &used));
+      } catch (const std::out_of_range&) {
+        check(false, "'shape' holds a size past 64 bits");
+      }
       pos = skip_spaces(pos + used);
       if (pos < text_.size() && text_[pos] == ',') pos = skip_spaces(pos + 1);
     }
@@ -147,10 +152,10 @@ runtime::NDArray read_npy(const std::string& path) {
   const std::vector<int64_t> shape = header.tuple_at(header.value_of("shape"));
   const ir::DType dtype = dtype_of(descr, path);
 
+  const uint64_t need = static_cast<uint64_t>(checked_element_count(shape, "'" + path + "'")) * ir::dtype_bytes(dtype);
+  user_check(bytes.size() - data_at == need, "'", path, "' holds ", bytes.size() - data_at, " bytes of data; a ",
+             ir::to_string(dtype), " array of shape ", ir::shape_to_string(shape), " needs ", need);
   runtime::NDArray out(dtype, shape);
-  user_check(bytes.size() - data_at == out.num_bytes(), "'", path, "' holds ", bytes.size() - data_at,
-             " bytes of data; a ", ir::to_string(dtype), " array of shape ", ir::shape_to_string(shape), " needs ",
-             out.num_bytes());
   const char* data = bytes.data() + data_at;
   auto* dst = static_cast<char*>(out.raw());
   const size_t width = static_cast<size_t>(ir::dtype_bytes(dtype));

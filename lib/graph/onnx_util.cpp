@@ -1,7 +1,9 @@
 #include "graph/onnx_util.h"
 
 #include <bit>
+#include <climits>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -60,6 +62,29 @@ std::string read_binary_file(const std::string& path, const std::string& what) {
   return std::move(bytes).str();
 }
 
+int64_t checked_element_count(const std::vector<int64_t>& shape, const std::string& what) {
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    user_check(d >= 0, what, " has shape ", ir::shape_to_string(shape), ", a negative dimension");
+    if (d == 0) return 0;
+  }
+  for (int64_t d : shape) {
+    user_check(d <= kMaxTensorElements / count, what, " has shape ", ir::shape_to_string(shape), ": more than 2^40 ",
+               "elements, past what tunectl can hold");
+    count *= d;
+  }
+  return count;
+}
+
+std::string read_protobuf_file(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  user_check(ec || size <= static_cast<uintmax_t>(INT_MAX), what, " '", path, "' has ", size,
+             " bytes, past the 2 GiB that one protobuf message may have; a model this large keeps its weights "
+             "as external data (onnx.save_model(..., save_as_external_data=True))");
+  return read_binary_file(path, what);
+}
+
 std::string onnx_node_name(const onnx::NodeProto& node, int index) {
   return node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
 }
@@ -82,14 +107,19 @@ runtime::NDArray tensor_from_proto(const onnx::TensorProto& proto, const std::st
   internal_check(proto.data_location() != onnx::TensorProto::EXTERNAL, what, " still refers to external data");
   ir::DType dtype = dtype_from_onnx(proto.data_type(), what);
   std::vector<int64_t> shape(proto.dims().begin(), proto.dims().end());
-  for (int64_t d : shape) {
-    user_check(d >= 0, what, " has shape ", dims_string(proto), ", a negative dimension");
+  const int64_t elements = checked_element_count(shape, what);
+  // The data is checked against the shape before a buffer of that shape is made.
+  if (proto.has_raw_data()) {
+    const uint64_t bytes = static_cast<uint64_t>(elements) * ir::dtype_bytes(dtype);
+    user_check(proto.raw_data().size() == bytes, what, " with shape ", dims_string(proto), " and type ",
+               ir::to_string(dtype), " needs ", bytes, " bytes of data, but raw_data has ", proto.raw_data().size());
+  } else {
+    const int have = typed_field_size(proto, dtype);
+    user_check(have == elements, what, " with shape ", dims_string(proto), " needs ", elements,
+               " elements, but its data field has ", have);
   }
   runtime::NDArray out(dtype, shape);
   if (proto.has_raw_data()) {
-    user_check(proto.raw_data().size() == out.num_bytes(), what, " with shape ", dims_string(proto), " and type ",
-               ir::to_string(dtype), " needs ", out.num_bytes(), " bytes of data, but raw_data has ",
-               proto.raw_data().size());
     std::memcpy(out.raw(), proto.raw_data().data(), out.num_bytes());
     if (dtype == ir::DType::Bool) {
       // Any non-zero byte is true; NDArray's bools are exactly 0 or 1.
@@ -98,9 +128,6 @@ runtime::NDArray tensor_from_proto(const onnx::TensorProto& proto, const std::st
     }
     return out;
   }
-  int have = typed_field_size(proto, dtype);
-  user_check(have == out.num_elements(), what, " with shape ", dims_string(proto), " needs ", out.num_elements(),
-             " elements, but its data field has ", have);
   switch (dtype) {
     case ir::DType::Float32: copy_field<float>(proto.float_data(), out); break;
     case ir::DType::Float64: copy_field<double>(proto.double_data(), out); break;

@@ -9,7 +9,7 @@
 namespace tunectl::graph {
 
 NamedTensor read_tensor_pb(const std::string& path) {
-  std::string bytes = read_binary_file(path, "tensor file");
+  std::string bytes = read_protobuf_file(path, "tensor file");
   onnx::TensorProto proto;
   user_check(proto.ParseFromString(bytes), "'", path, "' is not a valid ONNX TensorProto file (truncated or corrupt)");
   // Random bytes can parse as a message with unknown fields only; a tensor

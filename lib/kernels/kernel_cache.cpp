@@ -14,6 +14,7 @@
 #include "ir/error.h"
 #include "kernels/kernel_cache.h"
 #include "kernels/kernel_files.h"
+#include "kernels/staged_folder.h"
 #include "kernels/shared_library_link.h"
 #include "lower/lower.h"
 #include "schedule/state.h"
@@ -71,17 +72,11 @@ KernelEntry build_checked_kernel(const schedule::State& state, const std::string
 namespace {
 
 void write_manifest(const Manifest& manifest, const std::string& dir) {
-  std::filesystem::path path = std::filesystem::path(dir) / kManifestName;
-  std::filesystem::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << manifest_to_json(manifest).dump(2) << "\n";
-    system_check(out.good(), "cannot write the kernels manifest", "write", tmp.string());
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) system_fail("cannot write the kernels manifest", "rename", path.string(), ec.message());
+  const std::string path = (std::filesystem::path(dir) / kManifestName).string();
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << manifest_to_json(manifest).dump(2) << "\n";
+  out.flush();
+  system_check(out.good(), "cannot write the kernels manifest", "write", path);
 }
 
 }  // namespace
@@ -97,23 +92,21 @@ Manifest write_kernel_cache(const std::vector<log::Record>& records, const std::
     user_check(sorted[i - 1]->task.workload_key != sorted[i]->task.workload_key, "two records for ",
                task_label(*sorted[i]), ": the kernels folder takes one per task (e.g. log::best_records)");
 
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) system_fail("cannot create the kernels folder", "mkdir", dir, ec.message());
-
+  StagedFolder staged(dir, kManifestName);
   Manifest manifest{backend.target().str(), backend.target().features,
                     backend.links_objects() ? kLibraryName : "", {}};
   std::vector<std::string> objects;
   for (const log::Record* r : sorted) {
     try {
-      manifest.kernels.push_back(build_kernel(*r, dir, backend));
+      manifest.kernels.push_back(build_kernel(*r, staged.path(), backend));
     } catch (const UserError& e) {
       user_fail(task_label(*r), ": ", e.what());
     }
     objects.push_back(manifest.kernels.back().symbol + backend.file_suffix());
   }
-  if (backend.links_objects()) link_shared_library(dir, objects, kLibraryName);
-  write_manifest(manifest, dir);
+  if (backend.links_objects()) link_shared_library(staged.path(), objects, kLibraryName);
+  write_manifest(manifest, staged.path());
+  staged.commit();
   return manifest;
 }
 

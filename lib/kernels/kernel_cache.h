@@ -74,8 +74,9 @@ struct Manifest {
 std::string kernel_symbol(const std::string& workload_key);
 
 // Builds with `backend`, checks and writes every record (best records, one
-// per task, e.g. log::best_records) into dir, creating it; replaces earlier
-// contents of the files it writes. UserError naming the task when a record
+// per task, e.g. log::best_records) into dir, which it replaces whole once
+// everything is written (StagedFolder: complete or as it was, never half
+// written; UserError for an existing folder that is not a kernels folder). UserError naming the task when a record
 // is for another target, does not rebuild or computes a wrong answer.
 Manifest write_kernel_cache(const std::vector<log::Record>& records, const std::string& dir,
                             const backend::Backend& backend);

@@ -62,10 +62,28 @@ std::string parse_error_reason(const json::parse_error& e) {
   return tag_end == std::string::npos ? what : what.substr(tag_end + 2);
 }
 
+// Writes all of data at the end of the file (opened O_APPEND), or SystemError
+// after cutting off whatever part of it was written.
+void append_all(int fd, const std::string& data, const std::string& path) {
+  struct stat st;
+  system_check(::fstat(fd, &st) == 0, "cannot read the tuning log", "fstat", path);
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : ENOSPC;
+      if (done > 0) (void)!::ftruncate(fd, st.st_size);
+      system_fail("cannot write the tuning log", "write", path, std::strerror(err));
+    }
+    done += static_cast<size_t>(n);
+  }
+  system_check(::fsync(fd) == 0, "cannot write the tuning log", "fsync", path);
+}
+
 // Makes the file end with a newline before anything is appended, so that a
 // new record never continues a fragment; returns a warning if it had to.
-std::string end_cleanly(std::FILE* file, const std::string& path) {
-  int fd = fileno(file);
+std::string end_cleanly(int fd, const std::string& path) {
   struct stat st;
   system_check(::fstat(fd, &st) == 0, "cannot read the tuning log", "fstat", path);
   off_t tail = end_of_last_line(fd, st.st_size, path);
@@ -74,7 +92,7 @@ std::string end_cleanly(std::FILE* file, const std::string& path) {
   // full disk) or the last record lacks only its newline.
   std::string last = read_range(fd, tail, st.st_size, path);
   if (json::accept(last)) {
-    system_check(std::fputc('\n', file) != EOF && ::fsync(fd) == 0, "cannot write the tuning log", "write", path);
+    append_all(fd, "\n", path);
     return "tuning log '" + path + "' lacked a newline after its last line; added one";
   }
   // Cut the fragment off only when the line before it is a record, so that a
@@ -92,8 +110,7 @@ std::string end_cleanly(std::FILE* file, const std::string& path) {
 
 // Newlines in the file (which end_cleanly has made end with one). Reads its
 // size only: a device such as /dev/full reads without end.
-int count_lines(std::FILE* file, const std::string& path) {
-  const int fd = fileno(file);
+int count_lines(int fd, const std::string& path) {
   struct stat st;
   system_check(::fstat(fd, &st) == 0, "cannot read the tuning log", "fstat", path);
   int lines = 0;
@@ -110,39 +127,27 @@ int count_lines(std::FILE* file, const std::string& path) {
 
 }  // namespace
 
-LogWriter::LogWriter(const std::string& path) : path_(path) {
-  std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(parent, ec);
-    if (ec) system_fail("cannot create the folder of the tuning log", "mkdir", parent.string(), ec.message());
-  }
-  // "e": close-on-exec, so compiler or worker processes do not inherit it.
-  file_ = std::fopen(path.c_str(), "a+e");
-  system_check(file_ != nullptr, "cannot open the tuning log for appending", "open", path);
-  // Unbuffered: each record leaves in one write(2), so a killed process
-  // leaves whole lines behind.
-  std::setvbuf(file_, nullptr, _IONBF, 0);
-
+LogWriter::LogWriter(const std::string& path) : path_(path), lock_(path, /*wait=*/false) {
+  // O_CLOEXEC: compiler processes do not inherit it.
+  fd_ = ::open(path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
+  system_check(fd_ >= 0, "cannot open the tuning log for appending", "open", path);
   try {
-    warning_ = end_cleanly(file_, path);
-    lines_ = count_lines(file_, path);
+    warning_ = end_cleanly(fd_, path);
+    lines_ = count_lines(fd_, path);
   } catch (...) {
-    std::fclose(file_);
+    ::close(fd_);
     throw;
   }
 }
 
 LogWriter::~LogWriter() {
-  if (file_) std::fclose(file_);
+  if (fd_ >= 0) ::close(fd_);
 }
 
 int LogWriter::append(const Record& r) {
-  std::string line = record_to_json(r).dump() + "\n";
+  const std::string line = record_to_json(r).dump() + "\n";
   std::lock_guard<std::mutex> lock(mutex_);
-  bool ok = std::fwrite(line.data(), 1, line.size(), file_) == line.size() && std::fflush(file_) == 0 &&
-            ::fsync(fileno(file_)) == 0;
-  system_check(ok, "cannot write the tuning log", "write", path_);
+  append_all(fd_, line, path_);
   return ++lines_;
 }
 

@@ -1,34 +1,39 @@
 // The tuning log on disk: JSON lines, append-only, one Record per line. The
-// writer flushes (and fsyncs) every record as it is measured, so an
-// interrupted tuning run loses nothing it measured; the reader skips a
-// truncated last line with a warning, refuses a corrupt line elsewhere or a
-// newer format version with a message naming the file and line.
+// writer writes (and fsyncs) every record as it is measured, each line in one
+// write(2) to a file opened for appending, so an interrupted tuning run loses
+// nothing it measured and lines never interleave; it holds the log's lock
+// (log_lock.h) so that no other process appends meanwhile. The reader skips
+// a truncated last line with a warning, refuses a corrupt line elsewhere or
+// a newer format version with a message naming the file and line.
 #pragma once
 
-#include <cstdio>
 #include <map>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "log/log_lock.h"
 #include "log/record.h"
 
 namespace tunectl::log {
 
 class LogWriter {
  public:
-  // Opens path for appending (creating it and its folder if needed). A
-  // truncated last line left by a killed run is cut off first (or, if it is
-  // complete JSON missing only its newline, ended), so that new records never
-  // continue it; warning() then says so.
+  // Locks path (LogLock, without waiting: UserError naming the process that
+  // holds it) and opens it for appending, creating it and its folder if
+  // needed. A truncated last line left by a killed run is cut off first (or,
+  // if it is complete JSON missing only its newline, ended), so that new
+  // records never continue it; warning() then says so.
   explicit LogWriter(const std::string& path);
   ~LogWriter();
   LogWriter(const LogWriter&) = delete;
   LogWriter& operator=(const LogWriter&) = delete;
-  // Writes one line, flushed and fsynced before returning; safe to call from
-  // several threads. Returns its line number in the file (1-based, as
-  // `tunectl compile-op --log FILE --line N` takes it). SystemError if the
-  // write fails (e.g. a full disk).
+  // Writes one line, fsynced before returning; safe to call from several
+  // threads. Returns its line number in the file (1-based, as
+  // `tunectl compile-op --log FILE --line N` takes it). SystemError naming
+  // the file if the write fails (a full disk, a file size limit); the part
+  // of the line that was written is cut off again, so the log still ends
+  // with its last whole record.
   int append(const Record& r);
   const std::string& path() const { return path_; }
   // What opening repaired, or "" when the file ended cleanly.
@@ -36,7 +41,8 @@ class LogWriter {
 
  private:
   std::string path_;
-  std::FILE* file_ = nullptr;
+  LogLock lock_;
+  int fd_ = -1;
   std::mutex mutex_;
   std::string warning_;
   int lines_ = 0;  // lines in the file

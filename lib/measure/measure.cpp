@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <deque>
 #include <optional>
@@ -129,12 +130,15 @@ int wait_for(pid_t pid) {
 
 // What became of the candidate in the hands of a worker that ended before
 // reporting it, from the worker's exit status.
-log::MeasureResult lost_candidate(const Worker& w, int status, double build_s) {
-  if (WIFSIGNALED(status) && w.activity == Activity::Building) {
-    return error_result(MeasureError::CompileHostError, "build crashed: " + signal_name(WTERMSIG(status)), 0);
-  }
-  if (WIFSIGNALED(status) && w.activity == Activity::Running) {
-    return error_result(MeasureError::RuntimeError, "candidate crashed: " + signal_name(WTERMSIG(status)), build_s);
+log::MeasureResult lost_candidate(const Worker& w, int status, double build_s, const MeasureOptions& options) {
+  if (WIFSIGNALED(status) && w.activity != Activity::Idle) {
+    const int sig = WTERMSIG(status);
+    char cpu_limit[96];
+    std::snprintf(cpu_limit, sizeof(cpu_limit), " used more than its CPU time (%g s, --worker-cpu-time)",
+                  options.worker_cpu_seconds);
+    const std::string why = sig == SIGXCPU ? cpu_limit : " crashed: " + signal_name(sig);
+    if (w.activity == Activity::Building) return error_result(MeasureError::CompileHostError, "build" + why, 0);
+    return error_result(MeasureError::RuntimeError, "candidate" + why, build_s);
   }
   const std::string how = WIFSIGNALED(status)
                               ? "killed by " + signal_name(WTERMSIG(status))
@@ -282,7 +286,7 @@ class BatchRun {
       if (!open) {
         // The worker is gone, and the candidate in its hands with it.
         const int status = wait_for(w.pid);
-        if (w.activity != Activity::Idle) settle(w, lost_candidate(w, status, build_s_[w.current]), 0);
+        if (w.activity != Activity::Idle) settle(w, lost_candidate(w, status, build_s_[w.current], options_), 0);
         retire(i);
       } else if (w.activity != Activity::Idle && now >= w.deadline) {
         kill(w.pid, SIGKILL);

@@ -19,7 +19,8 @@
 //   an InternalError (a bug in tunectl) at any point           -> InternalError
 //   no "built" report before build_timeout_s                  -> BuildTimeout
 //   output differs from the reference (te::evaluate)          -> WrongAnswer
-//   killed by a signal while running ("candidate crashed: SIGSEGV") -> RuntimeError
+//   killed by a signal while running ("candidate crashed: SIGSEGV"), or
+//   past the CPU-time limit (SIGXCPU), or out of its memory limit -> RuntimeError
 //   no result within run_timeout_s of being told to run       -> RunTimeout
 //   the worker ended without a result in any other way        -> WorkerCrash
 //
@@ -87,6 +88,20 @@ struct MeasureInput {
   double slow_cutoff_s = 0;
 };
 
+// Whether MeasureOptions::worker_memory_mib is applied: not in
+// AddressSanitizer builds, whose shadow memory the limit would count.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kWorkerMemoryLimited = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kWorkerMemoryLimited = false;
+#else
+inline constexpr bool kWorkerMemoryLimited = true;
+#endif
+#else
+inline constexpr bool kWorkerMemoryLimited = true;
+#endif
+
 struct MeasureOptions {
   // Builds the candidates; default: the host CPU ("llvm").
   std::shared_ptr<const backend::Backend> backend;
@@ -105,6 +120,13 @@ struct MeasureOptions {
   check::Tolerance tolerance;        // for that comparison
   uint64_t reference_seed = 1;       // seed of the check inputs (also the timing inputs)
   int parallel_builds = 0;           // workers building at once; 0: this machine's cores
+  // Resource limits of a worker (setrlimit), so that a runaway candidate
+  // cannot take the machine: its address space may grow by this much beyond
+  // what it inherits (an allocation past it fails: the candidate's error;
+  // see kWorkerMemoryLimited), and each build or run may use this much CPU time, all threads
+  // together (past it SIGXCPU ends the worker). 0: no limit.
+  int64_t worker_memory_mib = 4096;
+  double worker_cpu_seconds = 300;
   // Fault-injection hooks for tests only. before_build: the worker calls it
   // with the candidate's index in the batch before building it (a test can
   // crash a build). run_override: the run child calls it

@@ -1,14 +1,18 @@
 #include "measure/worker.h"
 
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <exception>
+#include <fstream>
+#include <new>
 #include <map>
 #include <memory>
 #include <string>
@@ -37,6 +41,33 @@ void reset_signals() {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
 }
 
+// The worker's address space may grow by options.worker_memory_mib beyond
+// what it inherited from the parent (its heap, LLVM, thread stacks).
+void limit_memory(const MeasureOptions& options) {
+  if (options.worker_memory_mib <= 0 || !kWorkerMemoryLimited) return;
+  long pages = 0;
+  std::ifstream("/proc/self/statm") >> pages;  // VmSize in pages
+  const rlim_t limit = static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) +
+                       (static_cast<rlim_t>(options.worker_memory_mib) << 20);
+  const struct rlimit rl{limit, limit};
+  setrlimit(RLIMIT_AS, &rl);
+}
+
+// The next build or run may use options.worker_cpu_seconds of CPU time: the
+// soft limit, whose SIGXCPU ends the worker. The hard limit stays, so that
+// the next command can raise the soft one again.
+void limit_cpu_time(const MeasureOptions& options) {
+  if (options.worker_cpu_seconds <= 0) return;
+  struct rusage used;
+  getrusage(RUSAGE_SELF, &used);
+  const rlim_t soft = static_cast<rlim_t>(used.ru_utime.tv_sec + used.ru_stime.tv_sec + 1 +
+                                          std::ceil(options.worker_cpu_seconds));
+  struct rlimit rl;
+  getrlimit(RLIMIT_CPU, &rl);
+  rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ? soft : std::min(soft, rl.rlim_max);
+  setrlimit(RLIMIT_CPU, &rl);
+}
+
 // Sends every byte of text, or ends this process when the parent is gone
 // (nobody is listening).
 void send_text(int fd, const std::string& text) {
@@ -63,6 +94,11 @@ void send_done(int fd, size_t index, MeasureError error, const std::string& msg,
                     {"costs", costs},
                     {"build_s", build_s},
                     {"check_s", check_s}});
+}
+
+std::string out_of_memory(const MeasureOptions& options) {
+  return "out of memory: the worker may use " + std::to_string(options.worker_memory_mib) +
+         " MiB (--worker-memory)";
 }
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -104,6 +140,8 @@ std::unique_ptr<runtime::Kernel> build(int fd, size_t index, const MeasureInput&
     return kernel;
   } catch (const InternalError& e) {
     send_done(fd, index, MeasureError::InternalError, e.what(), seconds_since(t0));
+  } catch (const std::bad_alloc&) {
+    send_done(fd, index, stage_error, out_of_memory(options), seconds_since(t0));
   } catch (const std::exception& e) {
     send_done(fd, index, stage_error, e.what(), seconds_since(t0));
   }
@@ -158,6 +196,8 @@ void check_and_time(int fd, size_t index, const MeasureInput& input, const runti
     send_done(fd, index, MeasureError::None, "", build_s, check_s, timing.seconds_per_call);
   } catch (const InternalError& e) {
     send_done(fd, index, MeasureError::InternalError, e.what(), build_s, check_s);
+  } catch (const std::bad_alloc&) {
+    send_done(fd, index, MeasureError::RuntimeError, out_of_memory(options), build_s, check_s);
   } catch (const std::exception& e) {
     send_done(fd, index, MeasureError::RuntimeError, e.what(), build_s, check_s);
   }
@@ -168,6 +208,7 @@ void check_and_time(int fd, size_t index, const MeasureInput& input, const runti
 void serve_batch(int fd, const std::vector<MeasureInput>& inputs, const std::vector<Measurer::Reference*>& references,
                  const MeasureOptions& options) {
   reset_signals();
+  limit_memory(options);
   struct Built {
     std::unique_ptr<runtime::Kernel> kernel;
     double build_s = 0;
@@ -175,6 +216,7 @@ void serve_batch(int fd, const std::vector<MeasureInput>& inputs, const std::vec
   std::map<size_t, Built> built;
   while (true) {
     const std::string command = next_command(fd);
+    limit_cpu_time(options);
     size_t index = 0;
     if (std::sscanf(command.c_str(), "build %zu", &index) == 1 && index < inputs.size()) {
       double build_s = 0;

@@ -38,6 +38,25 @@ expect 71 "cannot write the tuning log: write($work/full/log.json): File too lar
   "$tunectl" tune "$model" --trials 48 --log "$work/full/log.json" --kernels "$work/full.kernels"
 expect 2 "tuning log '/dev/zero' is not a regular file" -- "$tunectl" replay /dev/zero
 
+# The kernels folder cannot be written (a read-only folder; a full disk: no
+# file may grow past 4 KiB): the command names the path, the log keeps every
+# record, and the folder is either the earlier complete one or absent.
+expect 71 "cannot create the folder: mkdir($ro/.k.partial-" -- \
+  in_readonly "$tunectl" tune "$model" --trials 4 --log "$work/rok.json" --kernels "$ro/k"
+check "the log of that run kept its records" test "$(grep -c . "$work/rok.json")" -ge 4
+"$tunectl" replay "$work/rok.json" --kernels "$work/full.kernels" >/dev/null
+cp "$work/full.kernels/manifest.json" "$work/manifest.before"
+expect 71 "$work/.full.kernels.partial-" -- \
+  bash -c "trap '' XFSZ; ulimit -f 4; exec \"\$@\"" bash \
+  "$tunectl" replay "$work/rok.json" --kernels "$work/full.kernels"
+check "a failed write leaves the earlier kernels folder as it was" \
+  cmp "$work/full.kernels/manifest.json" "$work/manifest.before"
+check "and no partial folder" test -z "$(ls -A "$work" | grep partial)"
+mkdir "$work/mine" && touch "$work/mine/notes.txt"
+expect 2 "'$work/mine' is a folder with files of its own (no manifest.json); refusing to replace it" -- \
+  "$tunectl" replay "$work/rok.json" --kernels "$work/mine"
+check "a folder of the user's is left alone" test -f "$work/mine/notes.txt"
+
 # compile-op --log --line rebuilds a record's program: what the summary prints
 # to reproduce an internal error.
 log=$repo/tuning_logs/small_cnn.llvm.json

@@ -2,8 +2,8 @@
 // tunectl (LD_PRELOAD) and chosen by environment variables:
 //   PLANT_FORK_FAILURE=1        every fork() fails with EAGAIN, as when the
 //                               process limit is reached;
-//   PLANT_READONLY_FOLDER=DIR   opening a file under DIR for writing fails
-//                               with EROFS, as on a read-only file system
+//   PLANT_READONLY_FOLDER=DIR   opening a file under DIR for writing, or
+//                               making a folder there, fails with EROFS, as on a read-only file system
 //                               (root bypasses permission bits, and a
 //                               read-only mount needs a mount namespace that
 //                               a chroot cannot always make).
@@ -70,4 +70,12 @@ extern "C" int open64(const char* path, int flags, ...) {
   mode_t mode = va_arg(args, mode_t);
   va_end(args);
   return open(path, flags, mode);
+}
+
+extern "C" int mkdir(const char* path, mode_t mode) {
+  if (under_readonly_folder(path)) {
+    errno = EROFS;
+    return -1;
+  }
+  return next_symbol<int (*)(const char*, mode_t)>("mkdir")(path, mode);
 }

@@ -1,8 +1,10 @@
 // The log file: writer/reader round trips, appends from threads and from a
-// process killed with SIGKILL, a truncated last line (skipped by the reader,
+// process killed with SIGKILL, one writer per log (the lock, refused or
+// waited for), a write cut short by a file size limit, a truncated last line (skipped by the reader,
 // cut off by the next writer), corrupt lines and newer versions reported
 // with the file and line.
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -297,6 +299,100 @@ TEST_CASE("workload keys are equal across two processes", "[unit]") {
   REQUIRE(::waitpid(pid, &status, 0) == pid);
   REQUIRE(n > 0);
   CHECK(std::string(buf, n) == op_dag("dense", params)->workload_key());
+}
+
+// Forks a child that holds path's lock (LogLock) until told over a pipe to
+// append one record and end; returns its pid and the pipe to tell it.
+std::pair<pid_t, int> hold_lock_in_child(const std::string& path, const Record& record) {
+  int held[2], go[2];
+  REQUIRE(::pipe(held) == 0);
+  REQUIRE(::pipe(go) == 0);
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::close(held[0]);
+    ::close(go[1]);
+    try {
+      LogWriter writer(path);
+      char c = 0;
+      if (::write(held[1], "x", 1) != 1 || ::read(go[0], &c, 1) != 1) ::_exit(3);
+      writer.append(record);
+      ::_exit(0);
+    } catch (...) {
+      ::_exit(2);
+    }
+  }
+  ::close(held[1]);
+  ::close(go[0]);
+  char c = 0;
+  REQUIRE(::read(held[0], &c, 1) == 1);
+  ::close(held[0]);
+  return {pid, go[1]};
+}
+
+TEST_CASE("a log held by another process is refused, naming it, or waited for", "[unit]") {
+  ScratchDir dir;
+  const std::string path = dir.file("sub/tune.log");
+  const std::vector<Record> records = sample_records(2, 5);
+  auto [pid, go] = hold_lock_in_child(path, records[0]);
+
+  const std::string msg = testing::user_error([&] { LogLock lock(path, /*wait=*/false); });
+  CHECK_THAT(msg, Contains("tuning log '" + path + "' is being written by process " + std::to_string(pid)));
+  CHECK_THAT(msg, Contains("--wait-for-log"));
+  CHECK_THAT(testing::user_error([&] { LogWriter writer(path); }), Contains("process " + std::to_string(pid)));
+
+  // Waiting: the lock comes only once the child has written and ended.
+  std::thread release([go = go] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    CHECK(::write(go, "x", 1) == 1);
+    ::close(go);
+  });
+  {
+    LogLock lock(path, /*wait=*/true);
+    REQUIRE(read_log(path).records.size() == 1);
+    // Within one process the lock is shared: the writer takes it again.
+    LogWriter(path).append(records[1]);
+  }
+  release.join();
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  CHECK(read_log(path).records.size() == 2);
+  LogLock again(path, /*wait=*/false);  // released by all
+}
+
+TEST_CASE("a write that fails part way leaves the log ending with its last whole record", "[unit]") {
+  ScratchDir dir;
+  const std::string path = dir.file("tune.log");
+  const std::vector<Record> records = sample_records(3, 9);
+  LogWriter(path).append(records[0]);
+  const auto size = std::filesystem::file_size(path);
+  // In a child, a file size limit that the next line crosses (EFBIG, with
+  // SIGXFSZ ignored: what a full disk does to the write).
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    const struct rlimit limit{size + 40, size + 40};
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(3);
+    try {
+      LogWriter(path).append(records[1]);
+    } catch (const SystemError& e) {
+      const std::string what = e.what();
+      ::_exit(what.find("cannot write the tuning log: write(" + path + "): File too large") == 0 ? 0 : 4);
+    }
+    ::_exit(5);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(std::filesystem::file_size(path) == size);
+  LogWriter(path).append(records[2]);
+  const LogContents log = read_log(path);
+  CHECK(log.warnings.empty());
+  REQUIRE(log.records.size() == 2);
+  check_same_record(log.records[1], records[2]);
 }
 
 }  // namespace

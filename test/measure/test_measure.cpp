@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "measure/fault_injection.h"
 #include "backend/backend.h"
@@ -202,6 +203,36 @@ TEST_CASE("injected faults become error results and the batch goes on", "[cpu]")
   auto again = measurer.measure({{dag, {}}, {dag, {}}});
   require_error(again[0], MeasureError::RuntimeError, "SIGSEGV");
   require_good(again[1]);
+}
+
+TEST_CASE("a runaway candidate meets the worker's memory and CPU-time limits", "[cpu]") {
+  auto dag = matmul_dag();
+  measure::MeasureOptions o = fast_options();
+  o.run_timeout_s = 60;  // the limits, not the wall-clock deadline, must end them
+  o.worker_memory_mib = 256;
+  o.worker_cpu_seconds = 1;
+  // Candidate 0 allocates (and touches) 64 MiB at a time without end,
+  // candidate 1 spins, candidate 2 is the real kernel.
+  o.run_override = [](size_t index, const runtime::Kernel& kernel, void* const* args) {
+    // Without the limit (measure::kWorkerMemoryLimited), the hoarding
+    // candidate would take the machine.
+    if (index == 0 && measure::kWorkerMemoryLimited) {
+      std::vector<std::unique_ptr<char[]>> hoard;
+      for (;;) {
+        hoard.emplace_back(new char[64 << 20]);
+        std::memset(hoard.back().get(), 1, 64 << 20);
+      }
+    }
+    test::run_with_fault(index == 1 ? test::Fault::Hang : test::Fault::None, kernel, args, 2,
+                         32 * 24 * sizeof(float));
+  };
+  measure::Measurer measurer(o);
+  auto results = measurer.measure({{dag, {}}, {dag, {}}, {dag, {}}});
+  if (measure::kWorkerMemoryLimited)
+    require_error(results[0], MeasureError::RuntimeError, "out of memory: the worker may use 256 MiB (--worker-memory)");
+  require_error(results[1], MeasureError::RuntimeError, "candidate used more than its CPU time (1 s, --worker-cpu-time)");
+  CHECK(results[1].run_seconds < 30);
+  require_good(results[2]);
 }
 
 TEST_CASE("without the reference check a wrong output is not caught", "[cpu]") {

@@ -64,8 +64,12 @@ void emit_object_file(const lower::LoweredFunc& func, const target::Target& targ
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
   if (ec) system_fail("cannot write an object file", "open", path, ec.message());
   emit_machine_code(m, os, llvm::CodeGenFileType::ObjectFile);
-  os.flush();
-  if (os.has_error()) system_fail("cannot write an object file", "write", path, os.error().message());
+  os.close();
+  if (os.has_error()) {
+    const std::string reason = os.error().message();
+    os.clear_error();  // else its destructor ends the process ("LLVM ERROR: IO failure")
+    system_fail("cannot write an object file", "write", path, reason);
+  }
 }
 
 }  // namespace tunectl::codegen

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# One log, many writers (issue "Hardened"): a second `tune` on a log that a
+# running one holds stops with a message naming that process, or with
+# --wait-for-log waits for it; 50 runs killed with SIGKILL at random moments
+# leave a log whose every line reads back, and the resumed run then measures
+# no program twice; a kernels folder deleted while tune runs is written whole
+# again. Usage: writers_test.sh TUNECTL REPO_DIR
+set -u
+tunectl=$(realpath "$1")
+repo=$2
+model=$repo/models/small_cnn.onnx
+source "$(dirname "$0")/cli_lib.sh"
+
+# The program keys (workload key and steps) that appear on more than one
+# line of a log: a program measured twice.
+repeated_programs() {
+  local line key steps
+  while IFS= read -r line; do
+    key=$(grep -o '"key":"[0-9a-f]*","name":"[^"]*","target":"[^"]*"' <<<"$line")
+    steps=${line#*\"steps\":}
+    echo "$key ${steps%%,\"task\":*}"
+  done <"$1" | sort | uniq -d
+}
+
+no_repeats() {
+  local repeats
+  repeats=$(repeated_programs "$1")
+  [ -z "$repeats" ] || { echo "measured twice: $repeats" | head -c 600; return 1; }
+}
+
+# --- two writers -----------------------------------------------------------
+log=$work/two.json
+"$tunectl" tune "$model" --trials 40 --log "$log" --kernels "$work/a.kernels" -q >"$work/a.out" 2>&1 &
+first=$!
+for _ in $(seq 100); do [ -s "$log" ] && break; sleep 0.1; done
+expect 2 "tuning log '$log' is being written by process $first" -- \
+  "$tunectl" tune "$model" --trials 40 --log "$log" --kernels "$work/b.kernels"
+expect 0 "waiting for process $first" -- \
+  "$tunectl" tune "$model" --trials 48 --log "$log" --kernels "$work/b.kernels" --wait-for-log
+wait "$first"
+check "the first run ended well" test $? -eq 0
+expect 0 "0 errors" -- "$tunectl" log show "$log"
+check "no program of the two runs was measured twice" no_repeats "$log"
+
+# --- kill -9 at random moments, then resume ---------------------------------
+log=$work/killed.json
+RANDOM=7  # the same moments on every run of the test
+for i in $(seq 50); do
+  "$tunectl" tune "$model" --trials 400 --log "$log" --kernels "$work/k.kernels" -q >/dev/null 2>&1 &
+  pid=$!
+  sleep "$((RANDOM % 25 / 10)).$((RANDOM % 10))"
+  kill -9 "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+done
+lines=$(grep -c . "$log")
+check "the killed runs measured something ($lines lines)" test "$lines" -gt 20
+expect_count 0 "skipped" -- "$tunectl" log show "$log"
+expect 0 "wrote" -- "$tunectl" tune "$model" --trials 16 --log "$log" --kernels "$work/k.kernels"
+check "every line of the log reads back" test "$("$tunectl" log merge "$log" -o "$work/all.json" | grep -o '^wrote [0-9]*')" = "wrote $(grep -c . "$log")"
+check "no program was measured twice across 51 runs" no_repeats "$log"
+check "the resumed run wrote a complete kernels folder" test -s "$work/k.kernels/manifest.json"
+
+# --- the kernels folder deleted while tune runs -----------------------------
+"$tunectl" tune "$model" --trials 24 --log "$work/del.json" --kernels "$work/k.kernels" -q >/dev/null 2>&1 &
+pid=$!
+sleep 1
+rm -rf "$work/k.kernels"
+wait "$pid"
+check "tune ended well although its kernels folder was deleted" test $? -eq 0
+check "the kernels folder has its manifest" test -s "$work/k.kernels/manifest.json"
+check "the kernels folder has its library" test -s "$work/k.kernels/libtunectl_kernels.so"
+check "no partial folder is left beside it" test -z "$(ls -A "$work" | grep partial)"
+
+finish "writers"
