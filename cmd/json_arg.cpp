@@ -18,7 +18,7 @@ nlohmann::json parse_json_arg(const std::string& text, const std::string& what) 
   }
   try {
     return nlohmann::json::parse(content);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number past 64 bits
     user_fail(what, ": not valid JSON: ", e.what());
   }
 }

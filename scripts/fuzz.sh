@@ -58,7 +58,7 @@ seed() {
       done ;;
     tensor_file)
       cp models/small_cnn_input_0.pb "$dir/"
-      [ -d $shared ] && find $shared/node -name 'input_*.pb' | sort | head -n 400 | while read -r f; do
+      [ -d $shared ] && find $shared/node -name 'input_*.pb' | sort | sed -n '1~8p' | while read -r f; do
         cp "$f" "$dir/$((i++)).pb"; done
       # Two .npy files: float32 (2, 3) in C order, uint8 (4,) in Fortran order.
       printf '\x93NUMPY\x01\x00\x76\x00%-117s\n' "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }" \

@@ -215,7 +215,7 @@ ValueInfo value_info_from(const onnx::ValueInfoProto& proto, bool is_graph_input
     user_check(dim.dim_value() >= 0, what, " has dimension ", d, " of negative size ", dim.dim_value());
     info.shape.push_back(dim.dim_value());
   }
-  checked_element_count(info.shape, what);
+  runtime::checked_element_count(info.shape, what);
   return info;
 }
 

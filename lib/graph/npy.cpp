@@ -152,7 +152,7 @@ runtime::NDArray read_npy(const std::string& path) {
   const std::vector<int64_t> shape = header.tuple_at(header.value_of("shape"));
   const ir::DType dtype = dtype_of(descr, path);
 
-  const uint64_t need = static_cast<uint64_t>(checked_element_count(shape, "'" + path + "'")) * ir::dtype_bytes(dtype);
+  const uint64_t need = static_cast<uint64_t>(runtime::checked_element_count(shape, "'" + path + "'")) * ir::dtype_bytes(dtype);
   user_check(bytes.size() - data_at == need, "'", path, "' holds ", bytes.size() - data_at, " bytes of data; a ",
              ir::to_string(dtype), " array of shape ", ir::shape_to_string(shape), " needs ", need);
   runtime::NDArray out(dtype, shape);

@@ -165,6 +165,8 @@ constexpr const char* kUnknownShape = "__tunectl_unknown_shape";
 // say nothing about its shape, which is exactly what is known before
 // constant folding.
 void make_opaque(onnx::NodeProto& node, onnx::GraphProto& graph) {
+  user_check(node.input_size() > 0 && node.output_size() > 0, "node '", node.name(), "' (", node.op_type(),
+             ") has no ", node.input_size() == 0 ? "inputs" : "outputs");
   const std::string data = node.input(0);
   const std::vector<std::string> outputs(node.output().begin(), node.output().end());
   const auto reshape = [&](onnx::NodeProto& n, const std::string& output) {

@@ -62,20 +62,6 @@ std::string read_binary_file(const std::string& path, const std::string& what) {
   return std::move(bytes).str();
 }
 
-int64_t checked_element_count(const std::vector<int64_t>& shape, const std::string& what) {
-  int64_t count = 1;
-  for (int64_t d : shape) {
-    user_check(d >= 0, what, " has shape ", ir::shape_to_string(shape), ", a negative dimension");
-    if (d == 0) return 0;
-  }
-  for (int64_t d : shape) {
-    user_check(d <= kMaxTensorElements / count, what, " has shape ", ir::shape_to_string(shape), ": more than 2^40 ",
-               "elements, past what tunectl can hold");
-    count *= d;
-  }
-  return count;
-}
-
 std::string read_protobuf_file(const std::string& path, const std::string& what) {
   std::error_code ec;
   const uintmax_t size = std::filesystem::file_size(path, ec);
@@ -107,7 +93,7 @@ runtime::NDArray tensor_from_proto(const onnx::TensorProto& proto, const std::st
   internal_check(proto.data_location() != onnx::TensorProto::EXTERNAL, what, " still refers to external data");
   ir::DType dtype = dtype_from_onnx(proto.data_type(), what);
   std::vector<int64_t> shape(proto.dims().begin(), proto.dims().end());
-  const int64_t elements = checked_element_count(shape, what);
+  const int64_t elements = runtime::checked_element_count(shape, what);
   // The data is checked against the shape before a buffer of that shape is made.
   if (proto.has_raw_data()) {
     const uint64_t bytes = static_cast<uint64_t>(elements) * ir::dtype_bytes(dtype);

@@ -19,16 +19,6 @@ namespace tunectl::graph {
 // The whole file as bytes; UserError naming the file when it cannot be read.
 std::string read_binary_file(const std::string& path, const std::string& what);
 
-// The most elements one tensor may have: 2^40 (4 TiB of float32), past any
-// real model, and small enough that its byte count and every index into it
-// stay far inside int64.
-inline constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
-
-// The number of elements of a tensor of `shape`; UserError naming `what`
-// (and the shape) for a negative dimension or more than kMaxTensorElements,
-// checked before anything of that size is allocated.
-int64_t checked_element_count(const std::vector<int64_t>& shape, const std::string& what);
-
 // read_binary_file for a serialized protobuf message (an ONNX model, a
 // TensorProto): a file over protobuf's 2 GiB limit is refused before it is
 // read, with a message that says how large models are stored.

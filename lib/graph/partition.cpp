@@ -235,8 +235,10 @@ std::vector<te::Tensor> build_outputs(const Graph& g, const Subgraph& sg) {
   return result;
 }
 
-// Fills the subgraph's inputs, outputs and DAG from its nodes.
-void finish(const Graph& g, const std::vector<int>& group_of_node, int self, Subgraph& sg) {
+// Fills the subgraph's inputs, outputs and DAG from its nodes; false for
+// dead code, a group whose values nothing reads (a graph that
+// simplify_graph has not cleaned).
+bool finish(const Graph& g, const std::vector<int>& group_of_node, int self, Subgraph& sg) {
   std::set<std::string> produced;
   for (int i : sg.nodes)
     for (const std::string& o : g.nodes[i].outputs)
@@ -256,7 +258,7 @@ void finish(const Graph& g, const std::vector<int>& group_of_node, int self, Sub
       if (outside) sg.outputs.push_back(o);
     }
   }
-  internal_check(!sg.outputs.empty(), "subgraph ", sg.name, " has no output");
+  if (sg.outputs.empty()) return false;
   sg.inputs = used;
   std::vector<te::Tensor> outs = build_outputs(g, sg);
   te::ComputeDAG first(outs);
@@ -274,10 +276,11 @@ void finish(const Graph& g, const std::vector<int>& group_of_node, int self, Sub
   }
   if (ordered == used) {
     sg.dag = std::make_shared<const te::ComputeDAG>(std::move(first));
-    return;
+    return true;
   }
   sg.inputs = ordered;
   sg.dag = std::make_shared<const te::ComputeDAG>(build_outputs(g, sg));
+  return true;
 }
 
 }  // namespace
@@ -292,8 +295,7 @@ std::vector<Subgraph> partition(const Graph& g) {
     Subgraph sg;
     sg.nodes = groups[k].nodes;
     sg.name = subgraph_name(g, sg.nodes, k);
-    finish(g, group_of_node, static_cast<int>(k), sg);
-    result.push_back(std::move(sg));
+    if (finish(g, group_of_node, static_cast<int>(k), sg)) result.push_back(std::move(sg));
   }
   return result;
 }

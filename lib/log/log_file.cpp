@@ -56,7 +56,7 @@ bool is_record_line(const std::string& line) {
 }
 
 // nlohmann's message without its "[json.exception.parse_error.101] " tag.
-std::string parse_error_reason(const json::parse_error& e) {
+std::string parse_error_reason(const json::exception& e) {
   std::string what = e.what();
   size_t tag_end = what.find("] ");
   return tag_end == std::string::npos ? what : what.substr(tag_end + 2);
@@ -181,7 +181,7 @@ LogContents read_log(const std::string& path) {
     json j;
     try {
       j = json::parse(line);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // a syntax error, or a number past 64 bits
       if (!terminated) {
         contents.warnings.push_back("skipped truncated last line " + std::to_string(line_no) + " of " + path);
         continue;

@@ -38,8 +38,20 @@ auto with_element(ir::DType t, const void* base, int64_t i, F f) {
 
 }  // namespace
 
+int64_t checked_element_count(const std::vector<int64_t>& shape, const std::string& what) {
+  for (int64_t d : shape) user_check(d >= 0, what, " has shape ", ir::shape_to_string(shape), ", a negative dimension");
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d == 0) return 0;
+    user_check(d <= kMaxTensorElements / count, what, " has shape ", ir::shape_to_string(shape),
+               ": more than 2^40 elements, past what tunectl can hold");
+    count *= d;
+  }
+  return count;
+}
+
 NDArray::NDArray(ir::DType dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(std::move(shape)) {
-  for (int64_t d : shape_) user_check(d >= 0, "array dimension ", d, " is negative");
+  checked_element_count(shape_, "an array");
   // Round up so aligned_alloc gets a multiple of the alignment; at least one
   // block, so a scalar array has storage too.
   size_t bytes = (std::max<size_t>(num_bytes(), 1) + kAlignment - 1) / kAlignment * kAlignment;

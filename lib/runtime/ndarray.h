@@ -12,10 +12,21 @@
 
 namespace tunectl::runtime {
 
+// The most elements one array may have: 2^40 (4 TiB of float32), past any
+// real model, and small enough that its byte count and every index into it
+// stay far inside int64.
+inline constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
+
+// The number of elements of an array of `shape`; UserError naming `what`
+// (and the shape) for a negative dimension or more than kMaxTensorElements,
+// so that it can be checked before anything of that size is allocated.
+int64_t checked_element_count(const std::vector<int64_t>& shape, const std::string& what);
+
 class NDArray {
  public:
   NDArray() = default;
-  NDArray(ir::DType dtype, std::vector<int64_t> shape);  // zero-filled
+  // Zero-filled; UserError for a shape checked_element_count refuses.
+  NDArray(ir::DType dtype, std::vector<int64_t> shape);
 
   ir::DType dtype() const { return dtype_; }
   const std::vector<int64_t>& shape() const { return shape_; }
