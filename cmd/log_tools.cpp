@@ -20,6 +20,7 @@
 #include "cmd/subcommands.h"
 #include "ir/error.h"
 #include "log/log_file.h"
+#include "log/log_lock.h"
 #include "log/log_tools.h"
 
 namespace tunectl::cmd {
@@ -99,6 +100,9 @@ void show(const LogToolOptions& o) {
 }
 
 void best(const LogToolOptions& o) {
+  // Held from before the logs are read: -o may be one of them, and a run
+  // appending to it meanwhile would lose its records to the replacement.
+  const log::LogLock lock(o.output, /*wait=*/false);
   const std::vector<log::Record> records = all_records(o.logs);
   const std::vector<log::Record> best = log::best_per_task(records);
   log::write_log(o.output, best);
@@ -107,6 +111,7 @@ void best(const LogToolOptions& o) {
 }
 
 void merge(const LogToolOptions& o) {
+  const log::LogLock lock(o.output, /*wait=*/false);  // as for best
   const std::vector<std::vector<log::Record>> logs = read_logs(o.logs);
   size_t read = 0;
   for (const auto& records : logs) read += records.size();

@@ -23,15 +23,8 @@ if [ "$want" != all ]; then
   [[ " ${targets[*]} " == *" $want "* ]] || { echo "fuzz: no target '$want' (${targets[*]})" >&2; exit 2; }
   targets=("$want")
 fi
-command -v clang++-19 >/dev/null || { echo "fuzz: needs clang-19 and libclang-rt-19-dev (scripts/install-deps.sh)" >&2; exit 2; }
-
 build=build-sanitize
-if [ ! -f $build/build.ninja ]; then
-  echo "fuzz: configuring $build with clang-19, AddressSanitizer, UndefinedBehaviorSanitizer and libFuzzer"
-  CC=clang-19 CXX=clang++-19 cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DTUNECTL_SANITIZE=address,undefined -DTUNECTL_FUZZ=ON >/dev/null
-fi
-cmake --build $build -j "${JOBS:-$(nproc)}" --target "${targets[@]/#/fuzz_}" | grep -v '^\[' || true
+scripts/sanitize-build.sh "${targets[@]/#/fuzz_}"
 
 shared=../shared/onnx
 # seed TARGET DIR: fills the seed folder of a target (once).

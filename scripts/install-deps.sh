@@ -13,6 +13,7 @@ packages=(
   libdnnl-dev                      # oneDNN, the vendor baseline in benchmarks
   ocl-icd-opencl-dev               # only recommended by libdnnl-dev, but its CMake package needs OpenCL
   chromium zlib1g-dev              # the report test renders tunectl report's page and decodes the PNG
+  clang-19 libclang-rt-19-dev      # sanitizer build and libFuzzer (scripts/test.sh --sanitize, scripts/fuzz.sh)
 )
 
 missing=()

@@ -43,7 +43,7 @@ namespace tunectl::ir {
   X(Load)                     \
   X(Reduce)
 
-// Binary nodes share one layout (BinaryNode); this list names them.
+// Binary nodes share one layout (BinaryNode, BinaryOperands); this list names them.
 #define TUNECTL_BINARY_NODES(X) \
   X(Add) X(Sub) X(Mul) X(Div) X(FloorDiv) X(FloorMod) X(Min) X(Max) X(EQ) X(NE) X(LT) X(LE) \
       X(GT) X(GE) X(And) X(Or)
@@ -181,11 +181,17 @@ struct VarEqual {
   bool operator()(const Var& a, const Var& b) const { return a.same_as(b); }
 };
 
-template <ExprKind K>
-struct BinaryNode : ExprNode {
-  static constexpr ExprKind kKind = K;
+// The operands of every binary node: code that treats all binary kinds
+// alike (an interpreter, a printer) casts to this common base.
+struct BinaryOperands : ExprNode {
   Expr a, b;
-  BinaryNode(DType t, Expr x, Expr y) : ExprNode(K, t), a(std::move(x)), b(std::move(y)) {}
+  BinaryOperands(ExprKind k, DType t, Expr x, Expr y) : ExprNode(k, t), a(std::move(x)), b(std::move(y)) {}
+};
+
+template <ExprKind K>
+struct BinaryNode : BinaryOperands {
+  static constexpr ExprKind kKind = K;
+  BinaryNode(DType t, Expr x, Expr y) : BinaryOperands(K, t, std::move(x), std::move(y)) {}
 };
 #define TUNECTL_BINARY_ALIAS(name) using name##Node = BinaryNode<ExprKind::name>;
 TUNECTL_BINARY_NODES(TUNECTL_BINARY_ALIAS)

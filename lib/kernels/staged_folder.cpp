@@ -33,7 +33,7 @@ void remove_abandoned(const fs::path& dir) {
     if (path.rfind(prefix, 0) != 0) continue;
     char* end = nullptr;
     const long pid = std::strtol(path.c_str() + prefix.size(), &end, 10);
-    if (pid <= 0 || *end != '\0') continue;
+    if (pid <= 0 || (*end != '\0' && std::strcmp(end, ".old") != 0)) continue;
     if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // its writer still runs
     fs::remove_all(entry.path(), ec);
   }

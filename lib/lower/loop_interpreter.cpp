@@ -185,8 +185,8 @@ LoopInterpreter::Value LoopInterpreter::eval(const Expr& e) {
 }
 
 LoopInterpreter::Value LoopInterpreter::eval_binary(const Expr& e) {
-  // Every remaining kind is a BinaryNode; they share one layout.
-  const auto* op = static_cast<const AddNode*>(e.get());
+  // Every remaining kind is a BinaryNode.
+  const auto* op = static_cast<const ir::BinaryOperands*>(e.get());
   DType ot = op->a.dtype();
   Value a = eval(op->a), b = eval(op->b);
   if (is_float(ot)) {

@@ -88,19 +88,21 @@ struct MeasureInput {
   double slow_cutoff_s = 0;
 };
 
-// Whether MeasureOptions::worker_memory_mib is applied: not in
-// AddressSanitizer builds, whose shadow memory the limit would count.
+// Whether this is an AddressSanitizer build, whose shadow memory rules out
+// MeasureOptions::worker_memory_mib (the limit would count it) and whose
+// checks catch what a test plants as a kernel's stray write.
 #if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool kWorkerMemoryLimited = false;
+inline constexpr bool kAddressSanitizer = true;
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-inline constexpr bool kWorkerMemoryLimited = false;
+inline constexpr bool kAddressSanitizer = true;
 #else
-inline constexpr bool kWorkerMemoryLimited = true;
+inline constexpr bool kAddressSanitizer = false;
 #endif
 #else
-inline constexpr bool kWorkerMemoryLimited = true;
+inline constexpr bool kAddressSanitizer = false;
 #endif
+inline constexpr bool kWorkerMemoryLimited = !kAddressSanitizer;
 
 struct MeasureOptions {
   // Builds the candidates; default: the host CPU ("llvm").

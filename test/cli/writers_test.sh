@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One log, many writers (issue "Hardened"): a second `tune` on a log that a
 # running one holds stops with a message naming that process, or with
-# --wait-for-log waits for it; 50 runs killed with SIGKILL at random moments
+# --wait-for-log waits for it (and `log best -o` will not replace it
+# meanwhile); 50 runs killed with SIGKILL at random moments
 # leave a log whose every line reads back, and the resumed run then measures
 # no program twice; a kernels folder deleted while tune runs is written whole
 # again. Usage: writers_test.sh TUNECTL REPO_DIR
@@ -35,6 +36,7 @@ first=$!
 for _ in $(seq 100); do [ -s "$log" ] && break; sleep 0.1; done
 expect 2 "tuning log '$log' is being written by process $first" -- \
   "$tunectl" tune "$model" --trials 40 --log "$log" --kernels "$work/b.kernels"
+expect 2 "tuning log '$log' is being written by process $first" -- "$tunectl" log best "$log" -o "$log"
 expect 0 "waiting for process $first" -- \
   "$tunectl" tune "$model" --trials 48 --log "$log" --kernels "$work/b.kernels" --wait-for-log
 wait "$first"

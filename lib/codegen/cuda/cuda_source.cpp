@@ -427,7 +427,7 @@ class KernelWriter {
   }
 
   std::string binary(const Expr& e) {
-    const auto* op = static_cast<const AddNode*>(e.get());  // every binary node shares this layout
+    const auto* op = static_cast<const ir::BinaryOperands*>(e.get());
     const std::string a = expr(op->a), b = expr(op->b);
     auto infix = [&](const char* o) { return "(" + a + " " + o + " " + b + ")"; };
     // In the operands' common C type (32-bit indices may meet 64-bit data).

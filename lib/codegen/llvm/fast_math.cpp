@@ -31,7 +31,10 @@ llvm::Value* clamp(llvm::IRBuilderBase& b, llvm::Value* x, double lo, double hi)
 
 // 2^n for an integer-valued float n in [-126, 127], built in the exponent bits.
 llvm::Value* exp2_int(llvm::IRBuilderBase& b, llvm::Value* n) {
-  llvm::Type* int_type = n->getType()->getWithNewBitWidth(32);
+  // i32 of n's shape (Type::getWithNewBitWidth takes integer types only).
+  llvm::Type* int_type = b.getInt32Ty();
+  if (auto* vector = llvm::dyn_cast<llvm::VectorType>(n->getType()))
+    int_type = llvm::VectorType::get(int_type, vector->getElementCount());
   llvm::Value* bits = b.CreateAdd(b.CreateFPToSI(n, int_type), llvm::ConstantInt::get(int_type, 127));
   return b.CreateBitCast(b.CreateShl(bits, llvm::ConstantInt::get(int_type, 23)), n->getType());
 }
