@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -99,10 +100,16 @@ void show(const LogToolOptions& o) {
   }
 }
 
+// The lock of an existing output log (a new one no run writes), held from
+// before the logs are read: -o may be one of them, and a run appending to
+// it meanwhile would lose its records to the replacement.
+std::unique_ptr<log::LogLock> lock_output(const std::string& output) {
+  if (!std::filesystem::exists(output)) return nullptr;
+  return std::make_unique<log::LogLock>(output, /*wait=*/false);
+}
+
 void best(const LogToolOptions& o) {
-  // Held from before the logs are read: -o may be one of them, and a run
-  // appending to it meanwhile would lose its records to the replacement.
-  const log::LogLock lock(o.output, /*wait=*/false);
+  const std::unique_ptr<log::LogLock> lock = lock_output(o.output);
   const std::vector<log::Record> records = all_records(o.logs);
   const std::vector<log::Record> best = log::best_per_task(records);
   log::write_log(o.output, best);
@@ -111,7 +118,7 @@ void best(const LogToolOptions& o) {
 }
 
 void merge(const LogToolOptions& o) {
-  const log::LogLock lock(o.output, /*wait=*/false);  // as for best
+  const std::unique_ptr<log::LogLock> lock = lock_output(o.output);
   const std::vector<std::vector<log::Record>> logs = read_logs(o.logs);
   size_t read = 0;
   for (const auto& records : logs) read += records.size();

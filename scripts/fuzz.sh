@@ -5,7 +5,8 @@
 #   log_line      tuning-log lines -> records -> DAG and replayed state
 #   steps_json    `compile-op --steps` JSON -> steps -> replay -> lowering
 #   tensor_file   `run --input` files: TensorProto .pb and NumPy .npy
-# Usage: scripts/fuzz.sh [TARGET|all] [SECONDS]   (default: all, 60 s each)
+# Usage: scripts/fuzz.sh [TARGET|all] [SECONDS]   (default: all, 60 s each;
+# JOBS targets at once, default: the cores)
 #
 # Builds into build-sanitize/ (the sanitizer build of scripts/test.sh
 # --sanitize), seeds each corpus (build-sanitize/corpus/TARGET/, kept between
@@ -63,35 +64,53 @@ seed() {
   esac
 }
 
-failed=0
-printf '%-12s %8s %12s %8s %8s %8s  %s\n' target seconds executions cov features corpus result
-for t in "${targets[@]}"; do
-  corpus=$build/corpus/$t
-  seeds=$build/seeds/$t
-  artifacts=$build/artifacts/$t
+# fuzz_one TARGET: fuzzes it, writes its row of the table to
+# $build/fuzz-TARGET.row, and keeps what it found as a regression.
+fuzz_one() {
+  local t=$1 corpus=$build/corpus/$1 seeds=$build/seeds/$1 artifacts=$build/artifacts/$1 log=$build/fuzz-$1.log
   mkdir -p "$corpus" "$artifacts"
   seed "$t" "$seeds"
-  log=$build/fuzz-$t.log
   set +e
   ASAN_OPTIONS=detect_leaks=0 "$build/test/fuzz/fuzz_$t" "$corpus" "$seeds" -max_total_time="$seconds" \
     -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_len=1048576 -print_final_stats=1 \
     -artifact_prefix="$artifacts/" >"$log" 2>&1
-  rc=$?
+  local rc=$?
   set -e
+  local runs last cov ft corp result=ok found a
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
   last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
   cov=$(grep -o 'cov: [0-9]*' <<<"$last" | grep -o '[0-9]*' || echo '?')
   ft=$(grep -o 'ft: [0-9]*' <<<"$last" | grep -o '[0-9]*' || echo '?')
   corp=$(ls "$corpus" | wc -l)
-  result=ok
   if [ "$rc" -ne 0 ]; then
-    failed=1
     mkdir -p "test/fuzz/regressions/$t"
     found=$(ls "$artifacts")
     for a in $found; do cp "$artifacts/$a" "test/fuzz/regressions/$t/$a"; done
     result="FOUND $(echo $found) (exit $rc; kept in test/fuzz/regressions/$t; log $log)"
     rm -f "$artifacts"/*
   fi
-  printf '%-12s %8s %12s %8s %8s %8s  %s\n' "$t" "$seconds" "$runs" "$cov" "$ft" "$corp" "$result"
+  printf '%-12s %8s %12s %8s %8s %8s  %s\n' "$t" "$seconds" "$runs" "$cov" "$ft" "$corp" "$result" \
+    >"$build/fuzz-$t.row"
+}
+
+# As many targets at once as there are cores (JOBS): each still gets its
+# SECONDS, on a core of its own.
+jobs=${JOBS:-$(nproc)}
+running=0
+for t in "${targets[@]}"; do
+  rm -f "$build/fuzz-$t.row"
+  fuzz_one "$t" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n
+    running=$((running - 1))
+  fi
+done
+wait
+printf '%-12s %8s %12s %8s %8s %8s  %s\n' target seconds executions cov features corpus result
+failed=0
+for t in "${targets[@]}"; do
+  cat "$build/fuzz-$t.row"
+  grep -q ' FOUND ' "$build/fuzz-$t.row" && failed=1
 done
 exit $failed

@@ -19,16 +19,24 @@
 
 namespace tunectl::fuzz {
 
-// Writes the input to a file named `name` in a folder of this process's own
-// and returns its path.
-inline std::string input_file(const uint8_t* data, size_t size, const std::string& name) {
-  static const std::filesystem::path dir = [] {
-    auto d = std::filesystem::temp_directory_path() / ("tunectl-fuzz-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
+// A folder of this process's own for the input files, removed at exit.
+struct InputFolder {
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("tunectl-fuzz-" + std::to_string(::getpid()));
+  InputFolder() {
+    std::filesystem::create_directories(path);
     spdlog::set_level(spdlog::level::off);  // warnings about odd inputs are expected, by the million
-    return d;
-  }();
-  const std::string path = (dir / name).string();
+  }
+  ~InputFolder() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+// Writes the input to a file named `name` in that folder and returns its path.
+inline std::string input_file(const uint8_t* data, size_t size, const std::string& name) {
+  static const InputFolder dir;
+  const std::string path = (dir.path / name).string();
   std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data),
                                                               static_cast<std::streamsize>(size));
   return path;
