@@ -6,7 +6,8 @@
 #   steps_json    `compile-op --steps` JSON -> steps -> replay -> lowering
 #   tensor_file   `run --input` files: TensorProto .pb and NumPy .npy
 # Usage: scripts/fuzz.sh [TARGET|all] [SECONDS]   (default: all, 60 s each;
-# JOBS targets at once, default: the cores)
+# JOBS targets at once, default: the cores; FUZZ_SEED=N repeats a run's
+# random choices, as CI does, default: a new seed each run)
 #
 # Builds into build-sanitize/ (the sanitizer build of scripts/test.sh
 # --sanitize), seeds each corpus (build-sanitize/corpus/TARGET/, kept between
@@ -20,6 +21,7 @@ cd "$(dirname "$0")/.."
 targets=(onnx_import log_line steps_json tensor_file)
 want=${1:-all}
 seconds=${2:-60}
+seed=${FUZZ_SEED:-0}  # libFuzzer's 0: a seed of its own choosing
 if [ "$want" != all ]; then
   [[ " ${targets[*]} " == *" $want "* ]] || { echo "fuzz: no target '$want' (${targets[*]})" >&2; exit 2; }
   targets=("$want")
@@ -72,7 +74,7 @@ fuzz_one() {
   seed "$t" "$seeds"
   set +e
   ASAN_OPTIONS=detect_leaks=0 "$build/test/fuzz/fuzz_$t" "$corpus" "$seeds" -max_total_time="$seconds" \
-    -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_len=1048576 -print_final_stats=1 \
+    -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_len=1048576 -print_final_stats=1 -seed="$seed" \
     -artifact_prefix="$artifacts/" >"$log" 2>&1
   local rc=$?
   set -e

@@ -14,6 +14,7 @@
 
 #include "graph/convert.h"
 #include "graph/onnx_external_data.h"
+#include "graph/onnx_isolated.h"
 #include "graph/onnx_opset_compat.h"
 #include "graph/onnx_util.h"
 #include "ir/error.h"
@@ -68,19 +69,29 @@ int default_opset(const onnx::ModelProto& model, const std::string& path) {
 // says so on the log.
 void upgrade_old_opset(onnx::ModelProto& model, int& opset, const std::string& path) {
   if (opset >= kMinOpset) return;
-  // The converter trusts its input (a node reading a value nothing defines
-  // crashes it, fuzzing found): ONNX's checker goes first.
-  try {
-    onnx::checker::check_model(model);
-  } catch (const std::exception& e) {
-    user_fail("'", path, "' is not a valid ONNX model: ", e.what());
-  }
-  try {
-    model = onnx::version_conversion::ConvertVersion(model, kMinOpset);
-  } catch (const std::exception& e) {
-    user_fail("'", path, "' uses ONNX opset ", opset, ", which ONNX's version converter cannot bring to opset ",
-              kMinOpset, ": ", e.what());
-  }
+  // A graph output that nothing produces crashed the converter; said here
+  // in tunectl's words before the isolated run would report the crash.
+  std::set<std::string> defined;
+  for (const auto& in : model.graph().input()) defined.insert(in.name());
+  for (const auto& init : model.graph().initializer()) defined.insert(init.name());
+  for (const auto& node : model.graph().node()) defined.insert(node.output().begin(), node.output().end());
+  for (const auto& out : model.graph().output())
+    user_check(defined.count(out.name()), "graph output '", out.name(), "' is not produced by any node");
+  const int from = opset;
+  model = run_isolated("version converter", path, model, [&](const onnx::ModelProto& m) {
+    // The converter trusts its input: ONNX's checker goes first.
+    try {
+      onnx::checker::check_model(m);
+    } catch (const std::exception& e) {
+      user_fail("'", path, "' is not a valid ONNX model: ", e.what());
+    }
+    try {
+      return onnx::version_conversion::ConvertVersion(m, kMinOpset);
+    } catch (const std::exception& e) {
+      user_fail("'", path, "' uses ONNX opset ", from, ", which ONNX's version converter cannot bring to opset ",
+                kMinOpset, ": ", e.what());
+    }
+  });
   spdlog::info("'{}' uses ONNX opset {}: converted to opset {} with ONNX's version converter", path, opset, kMinOpset);
   opset = kMinOpset;
 }
@@ -165,29 +176,40 @@ void pin_input_shapes(onnx::GraphProto& graph, const ImportOptions& options) {
   }
 }
 
-// Runs ONNX's checker and shape inference on a working copy that the
-// installed library understands; returns the inferred graph's value infos.
-std::map<std::string, onnx::ValueInfoProto> check_and_infer(onnx::ModelProto model, int opset,
+// Runs ONNX's checker and shape inference (isolated: onnx_isolated.h) on a
+// working copy that the installed library understands; returns the inferred
+// graph's value infos.
+std::map<std::string, onnx::ValueInfoProto> check_and_infer(const onnx::ModelProto& model, int opset,
                                                              const std::string& path) {
-  downgrade_to_library_opset(model, opset);
-  try {
-    onnx::checker::check_model(model);
-  } catch (const std::exception& e) {
-    user_fail("'", path, "' is not a valid ONNX model: ", e.what());
-  }
-  try {
-    // Strict mode: a node whose input shapes do not fit (a shape mismatch)
-    // is an error here rather than a wrong shape later. Data propagation
-    // lets Shape -> Gather -> Reshape chains come out static.
-    onnx::ShapeInferenceOptions options(/*check_type=*/true, /*strict_mode=*/1, /*data_prop=*/true);
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
-  } catch (const std::exception& e) {
-    user_fail("'", path, "': ONNX shape inference failed: ", e.what());
-  }
+  const onnx::ModelProto inferred = run_isolated("checker and shape inference", path, model, [&](const onnx::ModelProto& m) {
+    onnx::ModelProto copy = m;
+    downgrade_to_library_opset(copy, opset);
+    try {
+      onnx::checker::check_model(copy);
+    } catch (const std::exception& e) {
+      user_fail("'", path, "' is not a valid ONNX model: ", e.what());
+    }
+    try {
+      // Strict mode: a node whose input shapes do not fit (a shape mismatch)
+      // is an error here rather than a wrong shape later. Data propagation
+      // lets Shape -> Gather -> Reshape chains come out static.
+      onnx::ShapeInferenceOptions options(/*check_type=*/true, /*strict_mode=*/1, /*data_prop=*/true);
+      onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), options);
+    } catch (const std::exception& e) {
+      user_fail("'", path, "': ONNX shape inference failed: ", e.what());
+    }
+    // Only the value infos come back: the weights stay out of the pipe.
+    onnx::ModelProto infos;
+    auto* g = infos.mutable_graph();
+    *g->mutable_value_info() = copy.graph().value_info();
+    *g->mutable_output() = copy.graph().output();
+    *g->mutable_input() = copy.graph().input();
+    return infos;
+  });
   std::map<std::string, onnx::ValueInfoProto> infos;
-  for (const auto& v : model.graph().value_info()) infos[v.name()] = v;
-  for (const auto& v : model.graph().output()) infos[v.name()] = v;
-  for (const auto& v : model.graph().input()) infos[v.name()] = v;
+  for (const auto& v : inferred.graph().value_info()) infos[v.name()] = v;
+  for (const auto& v : inferred.graph().output()) infos[v.name()] = v;
+  for (const auto& v : inferred.graph().input()) infos[v.name()] = v;
   return infos;
 }
 

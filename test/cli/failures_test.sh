@@ -13,7 +13,11 @@ model=$repo/models/small_cnn.onnx
 source "$(dirname "$0")/cli_lib.sh"
 run_dir=$work
 
-# fork fails: the first measurement cannot start a worker.
+# fork fails: the import cannot check the model in its child (every fork
+# fails), or the first measurement cannot start a worker (the import's one
+# fork succeeds).
+expect 71 "cannot check the ONNX model: fork(): Resource temporarily unavailable" -- \
+  env LD_PRELOAD="$plant" PLANT_FORK_FAILURE=0 "$tunectl" tune "$model" --trials 4 --log "$work/fork.json" --kernels "$work/fork.kernels"
 expect 71 "measure: cannot start a worker: fork(): Resource temporarily unavailable" -- \
   env LD_PRELOAD="$plant" PLANT_FORK_FAILURE=1 "$tunectl" tune "$model" --trials 4 --log "$work/fork.json" --kernels "$work/fork.kernels"
 

@@ -1,7 +1,7 @@
 // Planted operating-system failures for failures_test.sh, preloaded into
 // tunectl (LD_PRELOAD) and chosen by environment variables:
-//   PLANT_FORK_FAILURE=1        every fork() fails with EAGAIN, as when the
-//                               process limit is reached;
+//   PLANT_FORK_FAILURE=N        every fork() after the first N fails with
+//                               EAGAIN, as when the process limit is reached;
 //   PLANT_READONLY_FOLDER=DIR   opening a file under DIR for writing, or
 //                               making a folder there, fails with EROFS, as on a read-only file system
 //                               (root bypasses permission bits, and a
@@ -35,7 +35,9 @@ Fn next_symbol(const char* name) {
 }  // namespace
 
 extern "C" pid_t fork() {
-  if (std::getenv("PLANT_FORK_FAILURE") != nullptr) {
+  static int forks = 0;
+  const char* succeed_first = std::getenv("PLANT_FORK_FAILURE");
+  if (succeed_first != nullptr && forks++ >= std::atoi(succeed_first)) {
     errno = EAGAIN;
     return -1;
   }

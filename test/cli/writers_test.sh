@@ -48,14 +48,23 @@ check "no program of the two runs was measured twice" no_repeats "$log"
 log=$work/killed.json
 RANDOM=7  # the same moments on every run of the test
 for i in $(seq 50); do
+  before=$(grep -c . "$log" 2>/dev/null)
   "$tunectl" tune "$model" --trials 400 --log "$log" --kernels "$work/k.kernels" -q >/dev/null 2>&1 &
   pid=$!
-  sleep "$((RANDOM % 25 / 10)).$((RANDOM % 10))"
+  # Every other run is killed once it has logged a record (then 0-0.9 s
+  # later, in the middle of measuring), the others at any moment of their
+  # first 2.4 s (starting up, reading the log, building).
+  if [ $((i % 2)) -eq 0 ]; then
+    for _ in $(seq 400); do [ "$(grep -c . "$log" 2>/dev/null)" -gt "${before:-0}" ] && break; sleep 0.05; done
+    sleep "0.$((RANDOM % 10))"
+  else
+    sleep "$((RANDOM % 25 / 10)).$((RANDOM % 10))"
+  fi
   kill -9 "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
 done
 lines=$(grep -c . "$log")
-check "the killed runs measured something ($lines lines)" test "$lines" -gt 20
+check "the runs killed while measuring logged a record each ($lines lines)" test "$lines" -ge 25
 expect_count 0 "skipped" -- "$tunectl" log show "$log"
 expect 0 "wrote" -- "$tunectl" tune "$model" --trials 16 --log "$log" --kernels "$work/k.kernels"
 check "every line of the log reads back" test "$("$tunectl" log merge "$log" -o "$work/all.json" | grep -o '^wrote [0-9]*')" = "wrote $(grep -c . "$log")"

@@ -80,6 +80,15 @@ TEST_CASE("hostile models are refused with the node or field named", "[unit][err
   }
 }
 
+TEST_CASE("a model that crashes the ONNX library's shape inference is a user error", "[unit][error]") {
+  // Found by fuzzing: ConvInteger with an input of rank 3 and a weight of
+  // rank 4 makes libonnx read out of bounds; it runs in a child process.
+  const std::string model = std::string(TUNECTL_SOURCE_DIR) +
+                            "/test/fuzz/regressions/onnx_import/crash-a948412e6c8bfc7e361f1d60639206b717524332";
+  CHECK_THROWS_WITH(import_onnx(model), Catch::Contains("is not a valid ONNX model: the ONNX library's checker and "
+                                                        "shape inference crashed"));
+}
+
 TEST_CASE("a chain of 10,000 nodes imports, partitions and extracts its tasks", "[unit]") {
   constexpr int kNodes = 10'000;
   auto m = test::make_model({16}, {16});
