@@ -67,16 +67,20 @@ int default_opset(const onnx::ModelProto& model, const std::string& path) {
 // A model of an opset older than tunectl's, upgraded to kMinOpset by ONNX's
 // own version converter (the adapters of every operator change since); it
 // says so on the log.
+// Every graph output is a graph input, an initializer or a node's output.
+// Checked first: ONNX's checker lets such a model through, and its version
+// converter crashed on one (fuzzing found it).
+void check_outputs_produced(const onnx::GraphProto& graph) {
+  std::set<std::string> defined;
+  for (const auto& in : graph.input()) defined.insert(in.name());
+  for (const auto& init : graph.initializer()) defined.insert(init.name());
+  for (const auto& node : graph.node()) defined.insert(node.output().begin(), node.output().end());
+  for (const auto& out : graph.output())
+    user_check(defined.count(out.name()), "graph output '", out.name(), "' is not produced by any node");
+}
+
 void upgrade_old_opset(onnx::ModelProto& model, int& opset, const std::string& path) {
   if (opset >= kMinOpset) return;
-  // A graph output that nothing produces crashed the converter; said here
-  // in tunectl's words before the isolated run would report the crash.
-  std::set<std::string> defined;
-  for (const auto& in : model.graph().input()) defined.insert(in.name());
-  for (const auto& init : model.graph().initializer()) defined.insert(init.name());
-  for (const auto& node : model.graph().node()) defined.insert(node.output().begin(), node.output().end());
-  for (const auto& out : model.graph().output())
-    user_check(defined.count(out.name()), "graph output '", out.name(), "' is not produced by any node");
   const int from = opset;
   model = run_isolated("version converter", path, model, [&](const onnx::ModelProto& m) {
     // The converter trusts its input: ONNX's checker goes first.
@@ -361,10 +365,7 @@ Graph build_graph(const onnx::GraphProto& proto, int opset,
     }
     g.nodes.push_back(std::move(node));
   }
-  for (const auto& out : proto.output()) {
-    user_check(defined.count(out.name()), "graph output '", out.name(), "' is not produced by any node");
-    g.outputs.push_back(out.name());
-  }
+  for (const auto& out : proto.output()) g.outputs.push_back(out.name());  // check_outputs_produced
   return g;
 }
 
@@ -373,6 +374,7 @@ Graph build_graph(const onnx::GraphProto& proto, int opset,
 Graph import_onnx(const std::string& path, const ImportOptions& options) {
   onnx::ModelProto model = parse_model(read_protobuf_file(path, "model file"), path);
   int opset = default_opset(model, path);
+  check_outputs_produced(model.graph());
   upgrade_old_opset(model, opset, path);
   check_operators(model.graph());
   check_legacy_opset(model.graph(), opset);

@@ -64,6 +64,13 @@ TEST_CASE("hostile models are refused with the node or field named", "[unit][err
     Graph g = import_onnx(path);
     CHECK(tasks::extract_tasks(partition(g)).size() == 1);
   }
+  SECTION("a graph output that nothing produces, at an old opset (it crashed ONNX's converter)") {
+    auto m = test::make_model({4}, {4}, /*opset=*/1);
+    m.mutable_graph()->mutable_output(0)->set_name(")");
+    test::add_node(m, "Relu", {"x"}, {"y"});
+    test::save_model(m, path);
+    CHECK_THROWS_WITH(import_onnx(path), Catch::Contains("graph output ')' is not produced by any node"));
+  }
   SECTION("an opset from the future") {
     auto m = test::make_model({4}, {4});
     m.mutable_opset_import(0)->set_version(1000);
