@@ -30,12 +30,15 @@ std::vector<te::Tensor> convert_copy(const NodeContext& c) { return {ops::copy(c
 
 std::vector<te::Tensor> convert_dropout(const NodeContext& c) {
   // Inference, or training with a ratio of 0: the identity and a mask of
-  // ones. Training with another ratio would draw a random mask.
+  // ones. A seeded training Dropout became a multiply by its mask before
+  // conversion (draw_dropout_masks); one without a seed would need a mask
+  // drawn anew on every run.
   if (c.opset() >= 12 && c.node.inputs.size() > 2 && !c.node.inputs[2].empty() &&
       c.const_scalar(2, "training_mode") != 0) {
     const double ratio = c.has(1) ? c.const_scalar(1, "ratio") : 0.5;
     c.check(ratio == 0, "input 2 (training_mode) is true with a ratio of ", ratio,
-            "; a random dropout mask is not supported (only inference, or training with ratio 0)");
+            " and no 'seed' attribute; tunectl draws a dropout mask once, when it compiles the model, so it "
+            "needs the seed (or inference, or a ratio of 0)");
   }
   std::vector<te::Tensor> outs{ops::copy(c.in(0), c.out_name())};
   if (c.node.outputs.size() > 1 && !c.node.outputs[1].empty())

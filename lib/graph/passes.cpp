@@ -130,6 +130,7 @@ Graph simplify_graph(Graph g) {
   };
   spdlog::debug("simplify_graph: imported {} nodes, {} constants", g.nodes.size(), g.constants.size());
   run("remove_identities", remove_identities);
+  run("draw_dropout_masks", draw_dropout_masks);
   run("fold_constants", fold_constants);
   run("fold_batch_norm", fold_batch_norm);
   run("eliminate_dead_code", eliminate_dead_code);

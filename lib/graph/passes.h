@@ -1,5 +1,6 @@
 // Graph passes: Graph -> Graph rewrites run after import, in this order by
-// simplify_graph(): remove Identity/Dropout, fold constants (any node whose
+// simplify_graph(): remove Identity/Dropout, draw the masks of seeded
+// training Dropouts, fold constants (any node whose
 // inputs are all constant, including shape arithmetic: Shape, Gather,
 // Unsqueeze, Concat, ConstantOfShape, Range, ... so that PyTorch exports and
 // the "light" models reduce to static shapes and constant weights), fold
@@ -23,6 +24,9 @@ namespace tunectl::graph {
 Graph bind_inputs(Graph g, const std::map<std::string, runtime::NDArray>& values);
 
 Graph remove_identities(Graph g);
+// Seeded training-mode Dropouts become x * constant mask (drawn as ONNX's
+// reference draws it; pass_dropout_masks.cpp).
+Graph draw_dropout_masks(Graph g);
 Graph fold_constants(Graph g);
 Graph fold_batch_norm(Graph g);
 Graph eliminate_dead_code(Graph g);

@@ -29,10 +29,6 @@ namespace {
 // purpose, with the reason; the test fails if one of them starts passing
 // (then drop it from here) or if any other test fails.
 const std::map<std::string, std::string> kExpectedFailures = {
-    {"test_training_dropout", "training_mode true, ratio 0.5: a random mask"},
-    {"test_training_dropout_default", "training_mode true, ratio 0.5: a random mask"},
-    {"test_training_dropout_default_mask", "training_mode true, ratio 0.5: a random mask"},
-    {"test_training_dropout_mask", "training_mode true, ratio 0.75: a random mask"},
     // ONNX's reference casts an out-of-range int8 result without the
     // saturation its spec asks for (-236 comes out as 20); tunectl saturates.
     {"test_qlinearmatmul_2D_int8_float32", "saturates where the reference wraps"},

@@ -86,6 +86,45 @@ TEST_CASE("remove_identities keeps a Dropout that trains or whose mask is read",
   CHECK(count_op(g, "Dropout") == 2);
 }
 
+TEST_CASE("draw_dropout_masks: a seeded training Dropout drops what numpy's generator picks", "[unit][passes]") {
+  // np.random.seed(0); np.random.uniform(0, 1, 5) is
+  // [0.5488135, 0.71518937, 0.60276338, 0.54488318, 0.4236548], so a ratio
+  // of 0.55 keeps elements 1 and 2 and scales them by 1 / 0.45.
+  Builder b;
+  b.input("x", {5});
+  runtime::NDArray yes(ir::DType::Bool, {}), ratio(ir::DType::Float32, {});
+  yes.set(0, 1);
+  ratio.set(0, 0.55);
+  b.constant("train", yes);
+  b.constant("ratio", ratio);
+  b.node("Dropout", {"x", "ratio", "train"}, {"y", "mask"}, {{5}, {5}}, {{"seed", int64_t{0}}},
+         {ir::DType::Float32, ir::DType::Bool});
+  b.output("y");
+  b.output("mask");
+  Graph g = draw_dropout_masks(b.g);
+  REQUIRE(g.nodes.size() == 1);
+  CHECK(g.nodes[0].op_type == "Mul");
+  REQUIRE(g.is_constant("mask"));
+  const runtime::NDArray& mask = g.constants.at("mask");
+  const runtime::NDArray& scale = g.constants.at(g.nodes[0].inputs[1]);
+  const double kept = static_cast<double>(static_cast<float>(1 / 0.45));
+  const std::vector<double> expected_mask{0, 1, 1, 0, 0};
+  for (int64_t i = 0; i < 5; ++i) {
+    CHECK(mask.get(i) == expected_mask[i]);
+    CHECK(scale.get(i) == expected_mask[i] * kept);
+  }
+
+  SECTION("without a seed the node stays and its converter refuses it") {
+    b.g.nodes[0].attrs = {};
+    CHECK(count_op(draw_dropout_masks(b.g), "Dropout") == 1);
+    REQUIRE_THROWS_WITH(partition(b.g), Catch::Contains("no 'seed' attribute"));
+  }
+  SECTION("a seed numpy refuses is an error naming the node") {
+    b.g.nodes[0].attrs.values["seed"] = int64_t{-1};
+    REQUIRE_THROWS_WITH(draw_dropout_masks(b.g), Catch::Contains("Dropout_0") && Catch::Contains("seed -1"));
+  }
+}
+
 TEST_CASE("fold_constants folds a Shape->Gather->Unsqueeze->Concat->Reshape chain", "[unit][passes]") {
   // What torch.flatten(x, 1) exports to, with the Reshape's output shape
   // unknown to ONNX shape inference.
