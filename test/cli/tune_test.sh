@@ -3,7 +3,8 @@
 # a log and a kernels folder, a second run resumes from the log and adds new
 # records, a named CPU target reaches the records, the manifest and the object
 # code, a log of another target is not applied by replay and bench, an
-# interrupt still writes kernels and exits 130, and bad flags or
+# interrupt still writes kernels and exits 130, float16 node tests match in
+# the GPU emulator, and bad flags or
 # an unsupported target fail with the documented exit codes (1 bad command line, 2 user
 # error). Usage: tune_test.sh TUNECTL REPO_DIR
 set -u
@@ -110,6 +111,15 @@ check "run --target cuda --emulate (default GPU schedules) prints the CPU's outp
   test -n "$cpu_out" -a "$emulated_default" = "$cpu_out"
 check "run --target cuda --emulate (the CUDA log's kernels) prints the CPU's outputs" \
   test "$emulated_tuned" = "$cpu_out"
+# float16 models on the GPU (stored as float16, computed in float32): ONNX's
+# node tests in the GPU emulator match their expected outputs.
+for case in test_max_float16 test_cast_FLOAT_to_FLOAT16 test_cast_DOUBLE_to_FLOAT16 test_cast_FLOAT16_to_DOUBLE; do
+  data=$repo/../shared/onnx/node/$case/test_data_set_0
+  inputs=()
+  for f in "$data"/input_*.pb; do inputs+=(--input "$f"); done
+  expect 0 "outputs match the expected ones" -- "$tunectl" run "$data/../model.onnx" --target cuda --emulate \
+    "${inputs[@]}" --expected "$data" --output-dir "$work/$case"
+done
 expect 0 "every task constructed" -- "$tunectl" tune "$model" --target llvm --search construct \
   --log "$work/construct-llvm.log.json" --kernels "$work/construct-llvm"
 check "constructed CPU records are marked estimated" grep -q '"estimated":true' "$work/construct-llvm.log.json"

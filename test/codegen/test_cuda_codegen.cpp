@@ -1,7 +1,8 @@
 // CUDA C generation and NVRTC without a GPU: the resource report is parsed,
 // a kernel that spills is refused before it could run, and the source
 // carries what the schedule says (launch bounds, guards, unrolling, shared
-// arrays, barriers).
+// arrays, barriers); float16 is converted with PTX's cvt and computes what
+// the reference does.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -197,6 +198,25 @@ TEST_CASE("every math function compiles with NVRTC and computes the reference", 
     INFO(r.message);
     CHECK(r.ok);
   }
+}
+
+TEST_CASE("float16 is stored as its bits and computed in float32, as on the CPU", "[gpu-emulator]") {
+  require_nvrtc();
+  const target::Target sm90 = schedule::cuda_target("sm_90");
+  const schedule::State s = schedule::float16_conversions();
+  const lower::LoweredFunc f = lower::lower(s, "half", sm90);
+  const std::string src = cuda_source(f);
+  CHECK_THAT(src, Catch::Contains("const unsigned short* __restrict__ b_x"));
+  const CudaBinary b = compile_cuda(f, sm90);
+  CHECK_THAT(b.compiled.ptx, Catch::Contains("cvt.f32.f16"));
+  CHECK_THAT(b.compiled.ptx, Catch::Contains("cvt.rn.f16.f32"));
+  CHECK_THAT(b.compiled.ptx, Catch::Contains("cvt.rn.f16.f64"));
+  log::testing::ScratchDir dir;
+  const testing::CudaOnHost host({&f}, dir.file(""));
+  check::CheckResult r = check::check_against_reference(
+      *s.dag, [&](const std::vector<runtime::NDArray*>& args) { host.run(f, args); }, 3);
+  INFO(r.message);
+  CHECK(r.ok);
 }
 
 }  // namespace tunectl::codegen::cuda

@@ -50,6 +50,17 @@ TEST_CASE("GPU matmul on the device equals the reference and the emulator", "[gp
       CHECK(std::abs(device_out[o].get(i) - emulated_out[o].get(i)) <= 1e-4 * (1 + std::abs(emulated_out[o].get(i))));
 }
 
+TEST_CASE("float16 kernels on the device convert as the reference rounds", "[gpu]") {
+  auto b = device_backend();
+  const schedule::State s = schedule::float16_conversions();
+  const lower::LoweredFunc f = lower::lower(s, "half", b->target());
+  std::unique_ptr<runtime::Kernel> kernel = b->build(f);
+  const check::CheckResult r = check::check_against_reference(
+      *s.dag, [&](const std::vector<runtime::NDArray*>& args) { kernel->pack_and_run(check::raw_pointers(args)); }, 5);
+  INFO(r.message);
+  CHECK(r.ok);
+}
+
 TEST_CASE("device timing gives finite positive times", "[gpu]") {
   auto b = device_backend();
   const schedule::State s = schedule::gpu_matmul(256, 256, 256, {2, 8, 4}, {2, 8, 4}, 8);

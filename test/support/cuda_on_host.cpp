@@ -39,6 +39,16 @@ struct alignas(16) float4 { float x, y, z, w; };
 struct alignas(8) float2 { float x, y; };
 inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
 inline double __longlong_as_double(long long i) { double d; std::memcpy(&d, &i, 8); return d; }
+// The float16 conversions the source defines for the device only (cvt).
+inline float tc_h2f(unsigned short h) { _Float16 f; std::memcpy(&f, &h, 2); return static_cast<float>(f); }
+template <typename T> inline unsigned short tc_to_half(T v) {
+  const _Float16 f = static_cast<_Float16>(v);
+  unsigned short h;
+  std::memcpy(&h, &f, 2);
+  return h;
+}
+inline unsigned short tc_f2h(float v) { return tc_to_half(v); }
+inline unsigned short tc_d2h(double v) { return tc_to_half(v); }
 )";
 
 struct ThreadState {

@@ -73,4 +73,23 @@ target::Target cuda_target(const std::string& arch) {
   return t;
 }
 
+State float16_conversions() {
+  using ir::DType;
+  const te::Tensor x = te::placeholder("x", {37}, DType::Float16);
+  const te::Tensor d = te::placeholder("d", {37}, DType::Float64);
+  const te::Tensor y = te::compute(
+      "y", {37},
+      [&](const std::vector<ir::Var>& i) {
+        const ir::Expr h = te::read(x, {i[0]});
+        const ir::Expr exp = ir::make_cast(DType::Float16, ir::make_call(ir::MathFunc::exp, {ir::make_cast(DType::Float32, h)}));
+        const ir::Expr computed = ir::make_binary(ir::ExprKind::Max, h * ir::make_const(DType::Float16, 3.0) + h, exp);
+        const ir::Expr as_int =
+            ir::make_cast(DType::Float16, ir::make_cast(DType::Int32, h * ir::make_const(DType::Float16, 8.0)));
+        return ir::make_select(h > ir::make_const(DType::Float16, 0.25), ir::make_cast(DType::Float16, te::read(d, {i[0]})),
+                               computed + as_int);
+      },
+      "elemwise", DType::Float16);
+  return gpu_default_schedule(std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{y}));
+}
+
 }  // namespace tunectl::schedule

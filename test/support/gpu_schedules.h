@@ -30,4 +30,10 @@ State gpu_matmul(int64_t m, int64_t n, int64_t k, GpuTile ti, GpuTile tj, int64_
 // The cuda target of the built-in table for arch, without asking any device.
 target::Target cuda_target(const std::string& arch = "sm_90");
 
+// y = x > 0.25 ? half(d) : max(x * 3 + x, half(exp(x))) + half(int(x * 8))
+// on 37 float16 values x and doubles d: every way a float16 value meets
+// code (compared, computed on, from and to float32, double and int, a
+// float16 constant), scheduled by gpu_default_schedule.
+State float16_conversions();
+
 }  // namespace tunectl::schedule

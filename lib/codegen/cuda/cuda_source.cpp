@@ -36,6 +36,12 @@ template <typename T> __device__ __forceinline__ T tc_floormod(T a, T b) {
   T r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
+#ifdef __CUDA_ARCH__
+// float16 is stored as its bits and computed in float32 (one cvt each way).
+__device__ __forceinline__ float tc_h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
+__device__ __forceinline__ unsigned short tc_f2h(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+__device__ __forceinline__ unsigned short tc_d2h(double d) { unsigned short h; asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(d)); return h; }
+#endif
 )";
 
 const char* c_type(DType t) {
@@ -51,12 +57,19 @@ const char* c_type(DType t) {
     case DType::UInt64: return "unsigned long long";
     case DType::Float32: return "float";
     case DType::Float64: return "double";
-    case DType::Float16: user_fail("the CUDA backend does not store float16 yet (float16 models run on llvm targets)");
+    // Its bits: loads and stores move them, tc_h2f and tc_f2h convert.
+    case DType::Float16: return "unsigned short";
   }
   internal_fail("cuda codegen: no C type for ", to_string(t));
 }
 
 std::string float_literal(DType t, double v) {
+  if (t == DType::Float16) {
+    const auto h = static_cast<_Float16>(v);
+    uint16_t bits;
+    std::memcpy(&bits, &h, sizeof bits);
+    return "((unsigned short)" + std::to_string(bits) + ")";
+  }
   if (std::isnan(v)) return t == DType::Float32 ? "__int_as_float(0x7fc00000)" : "__longlong_as_double(0x7ff8000000000000LL)";
   if (std::isinf(v)) {
     const char* inf = t == DType::Float32 ? "__int_as_float(0x7f800000)" : "__longlong_as_double(0x7ff0000000000000LL)";
@@ -382,15 +395,23 @@ class KernelWriter {
       }
       case ExprKind::Cast: {
         const auto* op = e.as<CastNode>();
-        if (t == DType::Bool) return "(" + expr(op->value) + " != 0)";
-        return "((" + std::string(c_type(t)) + ")" + expr(op->value) + ")";
+        const DType from = op->value.dtype();
+        if (t == DType::Float16) {
+          if (from == DType::Float16) return expr(op->value);
+          // Straight from double: through float would round twice.
+          if (from == DType::Float64) return "tc_d2h(" + expr(op->value) + ")";
+          return "tc_f2h((float)" + expr(op->value) + ")";
+        }
+        const std::string value = computed(op->value);
+        if (t == DType::Bool) return "(" + value + " != 0)";
+        return "((" + std::string(c_type(t)) + ")" + value + ")";
       }
       case ExprKind::Call: {
         const auto* op = e.as<CallNode>();
         if (ir::is_bit_func(op->func)) return bit_call(op);
-        std::string s = std::string(math_name(op->func, t)) + "(";
-        for (size_t i = 0; i < op->args.size(); ++i) s += (i ? ", " : "") + expr(op->args[i]);
-        return s + ")";
+        std::string s = std::string(math_name(op->func, t == DType::Float16 ? DType::Float32 : t)) + "(";
+        for (size_t i = 0; i < op->args.size(); ++i) s += (i ? ", " : "") + computed(op->args[i]);
+        return stored(t, s + ")");
       }
       case ExprKind::Select: {
         const auto* op = e.as<SelectNode>();
@@ -426,8 +447,18 @@ class KernelWriter {
     }
   }
 
+  // e as the value C computes with: float16 bits widened to float.
+  std::string computed(const Expr& e) {
+    return e.dtype() == DType::Float16 ? "tc_h2f(" + expr(e) + ")" : expr(e);
+  }
+  // A value computed in float rounded to float16 bits when t is float16.
+  static std::string stored(DType t, const std::string& value) {
+    return t == DType::Float16 ? "tc_f2h(" + value + ")" : value;
+  }
+
   std::string binary(const Expr& e) {
     const auto* op = static_cast<const ir::BinaryOperands*>(e.get());
+    if (op->a.dtype() == DType::Float16) return float16_binary(e, op);
     const std::string a = expr(op->a), b = expr(op->b);
     auto infix = [&](const char* o) { return "(" + a + " " + o + " " + b + ")"; };
     // In the operands' common C type (32-bit indices may meet 64-bit data).
@@ -458,6 +489,30 @@ class KernelWriter {
       default: break;
     }
     internal_fail("cuda codegen: cannot print ", to_string(e));
+  }
+
+  // An operator on float16 operands: computed in float, as the IR means it
+  // (lower/loop_interpreter.cpp), and rounded to float16 bits unless it
+  // compares.
+  std::string float16_binary(const Expr& e, const ir::BinaryOperands* op) {
+    const std::string a = computed(op->a), b = computed(op->b);
+    auto infix = [&](const char* o) { return "(" + a + " " + o + " " + b + ")"; };
+    switch (e.kind()) {
+      case ExprKind::Add: return stored(e.dtype(), infix("+"));
+      case ExprKind::Sub: return stored(e.dtype(), infix("-"));
+      case ExprKind::Mul: return stored(e.dtype(), infix("*"));
+      case ExprKind::Div: return stored(e.dtype(), infix("/"));
+      case ExprKind::Min: return stored(e.dtype(), "tc_min<float>(" + a + ", " + b + ")");
+      case ExprKind::Max: return stored(e.dtype(), "tc_max<float>(" + a + ", " + b + ")");
+      case ExprKind::EQ: return infix("==");
+      case ExprKind::NE: return infix("!=");
+      case ExprKind::LT: return infix("<");
+      case ExprKind::LE: return infix("<=");
+      case ExprKind::GT: return infix(">");
+      case ExprKind::GE: return infix(">=");
+      default: break;
+    }
+    internal_fail("cuda codegen: cannot print ", to_string(e), " on float16");
   }
 
   // C's / and % are floor division and modulo when neither operand is
