@@ -19,6 +19,7 @@ const char* role(graph::OpClass cls) {
     case graph::OpClass::Elementwise: return "elementwise (fused into a task)";
     case graph::OpClass::Injective: return "injective (fused into a task)";
     case graph::OpClass::Shape: return "shape computation (folded when compiling)";
+    case graph::OpClass::Container: return "sequence or optional (resolved when compiling)";
   }
   return "";
 }

@@ -23,6 +23,7 @@
 #include "cmd/subcommands.h"
 #include "cmd/tuning_logs.h"
 #include "graph/npy.h"
+#include "graph/passes.h"
 #include "graph/tensor_proto.h"
 #include "ir/error.h"
 #include "ir/printer.h"
@@ -55,35 +56,86 @@ bool is_graph_input(const graph::Graph& g, const std::string& name) {
 
 bool is_npy(const std::string& file) { return std::filesystem::path(file).extension() == ".npy"; }
 
-std::map<std::string, runtime::NDArray> read_inputs(const graph::Graph& g, const std::vector<std::string>& specs) {
-  std::map<std::string, runtime::NDArray> inputs;
+// The values --input gives: tensors, and the sequences and optionals the
+// model takes (ONNX SequenceProto / OptionalProto files).
+struct GivenInputs {
+  graph::InputValues tensors;
+  std::map<std::string, graph::CompositeValue> containers;
+  bool has(const std::string& name) const { return tensors.count(name) || containers.count(name); }
+};
+
+// The container input a bare FILE.pb holds, by the name the file gives, or "".
+std::string container_named_by(const graph::Graph& g, const std::string& file) {
+  for (const std::string& in : g.inputs) {
+    const graph::ValueKind kind = g.info(in).kind;
+    if (kind != graph::ValueKind::Tensor && graph::composite_pb_name(file, kind) == in) return in;
+  }
+  return "";
+}
+
+GivenInputs read_inputs(const graph::Graph& g, const std::vector<std::string>& specs) {
+  GivenInputs given;
   for (const auto& spec : specs) {
     const size_t eq = spec.find('=');
     if (eq == std::string::npos && std::filesystem::path(spec).extension() == ".pb") {
-      // A TensorProto names its tensor: ONNX's test data does.
+      // The file names its value, as ONNX's test data does.
+      if (const std::string name = container_named_by(g, spec); !name.empty()) {
+        user_check(!given.has(name), "--input '", name, "' is given twice");
+        given.containers.emplace(name, graph::read_composite_pb(spec, g.info(name).kind).value);
+        continue;
+      }
       graph::NamedTensor t = graph::read_tensor_pb(spec);
       user_check(!t.name.empty(), "--input '", spec, "': the tensor in it has no name; give one as NAME=", spec);
-      user_check(!inputs.count(t.name), "--input '", t.name, "' is given twice");
-      inputs.emplace(t.name, std::move(t.value));
+      user_check(!given.has(t.name), "--input '", t.name, "' is given twice");
+      given.tensors.emplace(t.name, std::move(t.value));
       continue;
     }
     user_check(eq != std::string::npos && eq > 0 && eq + 1 < spec.size(), "--input '", spec,
                "': expected NAME=FILE.pb, NAME=FILE.npy, NAME=raw:FILE or a FILE.pb that names its tensor");
     const std::string name = spec.substr(0, eq);
     const std::string file = spec.substr(eq + 1);
-    user_check(!inputs.count(name), "--input '", name, "' is given twice");
-    if (file.rfind("raw:", 0) == 0) {
+    user_check(!given.has(name), "--input '", name, "' is given twice");
+    if (is_graph_input(g, name) && g.info(name).kind != graph::ValueKind::Tensor) {
+      const graph::ValueKind kind = g.info(name).kind;
+      user_check(std::filesystem::path(file).extension() == ".pb", "--input '", name, "': the input is ",
+                 graph::describe(kind), "; give it as an ONNX ",
+                 kind == graph::ValueKind::Sequence ? "SequenceProto" : "OptionalProto", " file (.pb)");
+      given.containers.emplace(name, graph::read_composite_pb(file, kind).value);
+    } else if (file.rfind("raw:", 0) == 0) {
       // A raw file has no shape of its own: it takes the model's.
       user_check(is_graph_input(g, name), "--input '", name, "': the model has no input of that name");
       const graph::ValueInfo& info = g.info(name);
-      inputs.emplace(name, graph::read_raw_tensor(file.substr(4), info.dtype, info.shape));
+      given.tensors.emplace(name, graph::read_raw_tensor(file.substr(4), info.dtype, info.shape));
     } else if (is_npy(file)) {
-      inputs.emplace(name, graph::read_npy(file));
+      given.tensors.emplace(name, graph::read_npy(file));
     } else {
-      inputs.emplace(name, graph::read_tensor_pb(file).value);
+      given.tensors.emplace(name, graph::read_tensor_pb(file).value);
     }
   }
-  return inputs;
+  return given;
+}
+
+// The shapes of the tensors --input gives, read ahead of the import so that
+// they pin the model's symbolic dimensions (ImportOptions::value_shapes); a
+// file that does not read as a tensor is left to read_inputs, which knows
+// the model's inputs.
+std::map<std::string, std::vector<int64_t>> given_tensor_shapes(const std::vector<std::string>& specs) {
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (const auto& spec : specs) {
+    try {
+      const size_t eq = spec.find('=');
+      if (eq == std::string::npos) {
+        const graph::NamedTensor t = graph::read_tensor_pb(spec);
+        if (!t.name.empty()) shapes[t.name] = t.value.shape();
+        continue;
+      }
+      const std::string file = spec.substr(eq + 1);
+      if (file.rfind("raw:", 0) == 0) continue;
+      shapes[spec.substr(0, eq)] = is_npy(file) ? graph::read_npy(file).shape() : graph::read_tensor_pb(file).value.shape();
+    } catch (const UserError&) {
+    }
+  }
+  return shapes;
 }
 
 // Output names may hold characters a file name cannot ("/" in TF exports).
@@ -122,26 +174,33 @@ graph::InputValues model_feed(const graph::Graph& model, const graph::Graph& imp
   return feed;
 }
 
-// Output i's expected value in DIR: <output name>.npy or .pb as run writes
+// Output i's expected file in DIR: <output name>.npy or .pb as run writes
 // them, or output_<i>.pb as ONNX's test data sets hold them.
-runtime::NDArray expected_output(const std::string& dir, const std::string& name, size_t i) {
-  const std::filesystem::path npy = std::filesystem::path(dir) / file_name_for(name, ".npy");
-  if (std::filesystem::exists(npy)) return graph::read_npy(npy.string());
-  for (const std::string& file : {file_name_for(name, ".pb"), "output_" + std::to_string(i) + ".pb"}) {
-    const std::filesystem::path pb = std::filesystem::path(dir) / file;
-    if (std::filesystem::exists(pb)) return graph::read_tensor_pb(pb.string()).value;
+std::filesystem::path expected_file(const std::string& dir, const std::string& name, size_t i) {
+  for (const std::string& file : {file_name_for(name, ".npy"), file_name_for(name, ".pb"), "output_" + std::to_string(i) + ".pb"}) {
+    const std::filesystem::path path = std::filesystem::path(dir) / file;
+    if (std::filesystem::exists(path)) return path;
   }
   user_fail("--expected: ", dir, " holds no ", file_name_for(name, ".npy"), ", ", file_name_for(name, ".pb"),
             " or output_", i, ".pb for output ", name);
 }
 
-// Each output against its expected value in `dir`; UserError naming the
-// first that differs or is missing.
-void check_outputs(const std::map<std::string, runtime::NDArray>& outputs, const std::vector<std::string>& names,
-                   const std::string& dir) {
+// Each output the model declares against its expected value in `dir`;
+// UserError naming the first that differs or is missing.
+void check_outputs(const graph::Graph& g, const std::map<std::string, runtime::NDArray>& outputs, const std::string& dir) {
+  const std::vector<std::string>& names = g.model_outputs();
   for (size_t i = 0; i < names.size(); ++i) {
     const std::string& name = names[i];
-    const runtime::NDArray expected = expected_output(dir, name, i);
+    const std::filesystem::path file = expected_file(dir, name, i);
+    if (auto layout = g.composite_outputs.find(name); layout != g.composite_outputs.end()) {
+      const runtime::CompareResult cmp =
+          graph::compare_composites(graph::composite_value(layout->second, outputs),
+                                    graph::read_composite_pb(file.string(), layout->second.kind).value, 1e-3, 1e-4);
+      user_check(cmp.ok, "output ", name, " differs from the expected one in ", dir, ": ", cmp.message);
+      continue;
+    }
+    const runtime::NDArray expected = file.extension() == ".npy" ? graph::read_npy(file.string())
+                                                                 : graph::read_tensor_pb(file.string()).value;
     const runtime::NDArray& actual = outputs.at(name);
     user_check(actual.dtype() == expected.dtype() && actual.shape() == expected.shape(), "output ", name, " is ",
                ir::to_string(actual.dtype()), " ", ir::shape_to_string(actual.shape()), "; the expected one is ",
@@ -175,11 +234,15 @@ void print_output(const std::string& name, const runtime::NDArray& value) {
 }
 
 void run_model(const RunOptions& o) {
-  const graph::ImportOptions import_options = o.model_inputs.import_options();
-  const graph::Graph imported = graph::import_onnx(o.model, import_options);
-  // Read every input before compiling: a bad file fails fast, and the values
-  // of inputs that decide shapes specialize the model.
-  const graph::InputValues inputs = read_inputs(imported, o.inputs);
+  graph::ImportOptions import_options = o.model_inputs.import_options();
+  import_options.value_shapes = given_tensor_shapes(o.inputs);
+  // Read every input before compiling: a bad file fails fast, the values of
+  // inputs that decide shapes specialize the model, and a sequence or
+  // optional input's value gives its tensors' number and shapes.
+  const graph::Graph model = graph::import_onnx(o.model, import_options);
+  GivenInputs given = read_inputs(model, o.inputs);
+  graph::InputValues inputs = std::move(given.tensors);
+  const graph::Graph imported = graph::expand_composite_inputs(model, given.containers, inputs);
   graph::ExecutorOptions executor_options;
   executor_options.backend = backend::make_backend(backend::resolve_target(o.target));
   if (!o.emulate) executor_options.backend->check_runs_here("run runs");
@@ -215,14 +278,24 @@ void run_model(const RunOptions& o) {
   create_folder(o.output_dir);
   const bool npy = o.output_format == "npy" ||
                    (o.output_format == "auto" && std::any_of(o.inputs.begin(), o.inputs.end(), is_npy));
-  for (const auto& name : m.graph.outputs) {
+  for (const auto& name : m.graph.model_outputs()) {
+    if (auto layout = m.graph.composite_outputs.find(name); layout != m.graph.composite_outputs.end()) {
+      // NumPy has no sequences: a container is always an ONNX .pb file.
+      const std::string path = (std::filesystem::path(o.output_dir) / file_name_for(name, ".pb")).string();
+      graph::write_composite_pb(path, name, graph::composite_value(layout->second, outputs));
+      std::printf("%s: %s, %s\n", name.c_str(), graph::describe(layout->second.kind).c_str(),
+                  layout->second.present ? (std::to_string(layout->second.elements.size()) + " tensors").c_str() : "empty");
+      for (size_t i = 0; i < layout->second.elements.size(); ++i)
+        print_output(name + "[" + std::to_string(i) + "]", outputs.at(layout->second.elements[i]));
+      continue;
+    }
     const runtime::NDArray& value = outputs.at(name);
     const std::string path = (std::filesystem::path(o.output_dir) / file_name_for(name, npy ? ".npy" : ".pb")).string();
     if (npy) graph::write_npy(path, value);
     else graph::write_tensor_pb(path, name, value);
     print_output(name, value);
   }
-  if (!o.expected_dir.empty()) check_outputs(outputs, m.graph.outputs, o.expected_dir);
+  if (!o.expected_dir.empty()) check_outputs(m.graph, outputs, o.expected_dir);
   if (o.profile) print_profile(m.executor.profile());
   if (o.repeat > 0) {
     runtime::TimingOptions timing;

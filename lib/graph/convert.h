@@ -20,51 +20,57 @@ namespace tunectl::graph {
 // them: Anchor (conv, matmul, pooling, reductions, softmax, layernorm: the
 // heart of a subgraph), Elementwise (fuses into a neighbouring anchor),
 // Injective (reshape/transpose/slice/concat...: fuses too), Shape (only
-// meaningful on constants; must be folded away before partitioning).
+// meaningful on constants; must be folded away before partitioning),
+// Container (sequences and optionals: resolved into tensors when compiling,
+// pass_composites.cpp).
 #define TUNECTL_ONNX_OPS(X)                                                                              \
-  X(Conv, Anchor) X(ConvTranspose, Anchor) X(Gemm, Anchor) X(MatMul, Anchor) X(MaxPool, Anchor)          \
-  X(AveragePool, Anchor) X(GlobalAveragePool, Anchor) X(GlobalMaxPool, Anchor) X(Softmax, Anchor)        \
-  X(LogSoftmax, Anchor) X(LayerNormalization, Anchor) X(ReduceMean, Anchor) X(ReduceSum, Anchor)         \
-  X(ReduceMax, Anchor) X(ArgMax, Anchor) X(ArgMin, Anchor) X(Hardmax, Anchor)                            \
-  X(CumSum, Anchor) X(InstanceNormalization, Anchor) X(RNN, Anchor) X(GRU, Anchor) X(LSTM, Anchor)       \
-  X(ReduceMin, Anchor) X(ReduceProd, Anchor) X(ReduceL1, Anchor) X(ReduceL2, Anchor)                     \
-  X(ReduceSumSquare, Anchor) X(ReduceLogSum, Anchor) X(ReduceLogSumExp, Anchor) X(Col2Im, Anchor)        \
-  X(DFT, Anchor)                                                                                         \
-  X(LRN, Anchor) X(BatchNormalization, Elementwise) X(Add, Elementwise) X(Sub, Elementwise)              \
-  X(Mul, Elementwise) X(Div, Elementwise) X(Pow, Elementwise) X(Sqrt, Elementwise) X(Relu, Elementwise)  \
-  X(LeakyRelu, Elementwise) X(Clip, Elementwise) X(Sigmoid, Elementwise) X(Tanh, Elementwise)            \
-  X(Erf, Elementwise) X(Gelu, Elementwise) X(Exp, Elementwise) X(Neg, Elementwise)                       \
-  X(Reciprocal, Elementwise) X(Sum, Elementwise) X(Max, Elementwise) X(Min, Elementwise)                 \
-  X(Where, Elementwise) X(Cast, Elementwise) X(HardSigmoid, Elementwise) X(HardSwish, Elementwise)       \
-  X(PRelu, Elementwise) X(Elu, Elementwise) X(Selu, Elementwise) X(Celu, Elementwise)                    \
-  X(Softplus, Elementwise) X(Softsign, Elementwise) X(Mish, Elementwise)                                 \
-  X(ThresholdedRelu, Elementwise) X(Equal, Elementwise) X(Greater, Elementwise) X(Less, Elementwise)     \
-  X(GreaterOrEqual, Elementwise) X(LessOrEqual, Elementwise) X(And, Elementwise) X(Or, Elementwise)      \
-  X(Xor, Elementwise) X(Not, Elementwise) X(BitwiseAnd, Elementwise) X(BitwiseOr, Elementwise)           \
-  X(BitwiseXor, Elementwise) X(BitwiseNot, Elementwise) X(BitShift, Elementwise)                         \
-  X(Abs, Elementwise) X(Log, Elementwise)                                                                \
-  X(Floor, Elementwise) X(Ceil, Elementwise) X(Round, Elementwise) X(Sin, Elementwise)                   \
-  X(Cos, Elementwise) X(Sign, Elementwise) X(IsNaN, Elementwise) X(IsInf, Elementwise)                   \
-  X(Mod, Elementwise) X(Mean, Elementwise) X(Flatten, Injective) X(Reshape, Injective)                   \
-  X(Transpose, Injective) X(Concat, Injective) X(Split, Injective) X(Slice, Injective)                   \
-  X(Gather, Injective) X(Unsqueeze, Injective) X(Squeeze, Injective) X(Pad, Injective)                   \
-  X(Expand, Injective) X(DepthToSpace, Injective) X(SpaceToDepth, Injective) X(Tile, Injective)          \
-  X(Identity, Injective) X(Dropout, Injective) X(Resize, Injective) X(Upsample, Injective)               \
-  X(GridSample, Injective) X(AffineGrid, Injective) X(ReverseSequence, Injective)                        \
-  X(Trilu, Injective) X(GatherElements, Injective) X(Tan, Elementwise) X(Asin, Elementwise)              \
-  X(Acos, Elementwise) X(Atan, Elementwise) X(Sinh, Elementwise) X(Cosh, Elementwise)                    \
-  X(Asinh, Elementwise) X(Acosh, Elementwise) X(Atanh, Elementwise) X(CastLike, Elementwise)             \
-  X(GatherND, Injective) X(ScatterND, Anchor) X(ScatterElements, Anchor) X(Scatter, Anchor)              \
-  X(TopK, Anchor) X(Einsum, Anchor) X(GroupNormalization, Anchor) X(LpNormalization, Anchor)             \
-  X(QuantizeLinear, Elementwise) X(DequantizeLinear, Elementwise) X(NegativeLogLikelihoodLoss, Anchor)   \
+  X(Conv, Anchor) X(ConvTranspose, Anchor) X(Gemm, Anchor) X(MatMul, Anchor) X(MaxPool, Anchor)         \
+  X(AveragePool, Anchor) X(GlobalAveragePool, Anchor) X(GlobalMaxPool, Anchor) X(Softmax, Anchor)       \
+  X(LogSoftmax, Anchor) X(LayerNormalization, Anchor) X(ReduceMean, Anchor) X(ReduceSum, Anchor)        \
+  X(ReduceMax, Anchor) X(ArgMax, Anchor) X(ArgMin, Anchor) X(Hardmax, Anchor)                           \
+  X(CumSum, Anchor) X(InstanceNormalization, Anchor) X(RNN, Anchor) X(GRU, Anchor) X(LSTM, Anchor)      \
+  X(ReduceMin, Anchor) X(ReduceProd, Anchor) X(ReduceL1, Anchor) X(ReduceL2, Anchor)                    \
+  X(ReduceSumSquare, Anchor) X(ReduceLogSum, Anchor) X(ReduceLogSumExp, Anchor) X(Col2Im, Anchor)       \
+  X(DFT, Anchor)                                                                                        \
+  X(LRN, Anchor) X(BatchNormalization, Elementwise) X(Add, Elementwise) X(Sub, Elementwise)             \
+  X(Mul, Elementwise) X(Div, Elementwise) X(Pow, Elementwise) X(Sqrt, Elementwise) X(Relu, Elementwise) \
+  X(LeakyRelu, Elementwise) X(Clip, Elementwise) X(Sigmoid, Elementwise) X(Tanh, Elementwise)           \
+  X(Erf, Elementwise) X(Gelu, Elementwise) X(Exp, Elementwise) X(Neg, Elementwise)                      \
+  X(Reciprocal, Elementwise) X(Sum, Elementwise) X(Max, Elementwise) X(Min, Elementwise)                \
+  X(Where, Elementwise) X(Cast, Elementwise) X(HardSigmoid, Elementwise) X(HardSwish, Elementwise)      \
+  X(PRelu, Elementwise) X(Elu, Elementwise) X(Selu, Elementwise) X(Celu, Elementwise)                   \
+  X(Softplus, Elementwise) X(Softsign, Elementwise) X(Mish, Elementwise)                                \
+  X(ThresholdedRelu, Elementwise) X(Equal, Elementwise) X(Greater, Elementwise) X(Less, Elementwise)    \
+  X(GreaterOrEqual, Elementwise) X(LessOrEqual, Elementwise) X(And, Elementwise) X(Or, Elementwise)     \
+  X(Xor, Elementwise) X(Not, Elementwise) X(BitwiseAnd, Elementwise) X(BitwiseOr, Elementwise)          \
+  X(BitwiseXor, Elementwise) X(BitwiseNot, Elementwise) X(BitShift, Elementwise)                        \
+  X(Abs, Elementwise) X(Log, Elementwise)                                                               \
+  X(Floor, Elementwise) X(Ceil, Elementwise) X(Round, Elementwise) X(Sin, Elementwise)                  \
+  X(Cos, Elementwise) X(Sign, Elementwise) X(IsNaN, Elementwise) X(IsInf, Elementwise)                  \
+  X(Mod, Elementwise) X(Mean, Elementwise) X(Flatten, Injective) X(Reshape, Injective)                  \
+  X(Transpose, Injective) X(Concat, Injective) X(Split, Injective) X(Slice, Injective)                  \
+  X(Gather, Injective) X(Unsqueeze, Injective) X(Squeeze, Injective) X(Pad, Injective)                  \
+  X(Expand, Injective) X(DepthToSpace, Injective) X(SpaceToDepth, Injective) X(Tile, Injective)         \
+  X(Identity, Injective) X(Dropout, Injective) X(Resize, Injective) X(Upsample, Injective)              \
+  X(GridSample, Injective) X(AffineGrid, Injective) X(ReverseSequence, Injective)                       \
+  X(Trilu, Injective) X(GatherElements, Injective) X(Tan, Elementwise) X(Asin, Elementwise)             \
+  X(Acos, Elementwise) X(Atan, Elementwise) X(Sinh, Elementwise) X(Cosh, Elementwise)                   \
+  X(Asinh, Elementwise) X(Acosh, Elementwise) X(Atanh, Elementwise) X(CastLike, Elementwise)            \
+  X(GatherND, Injective) X(ScatterND, Anchor) X(ScatterElements, Anchor) X(Scatter, Anchor)             \
+  X(TopK, Anchor) X(Einsum, Anchor) X(GroupNormalization, Anchor) X(LpNormalization, Anchor)            \
+  X(QuantizeLinear, Elementwise) X(DequantizeLinear, Elementwise) X(NegativeLogLikelihoodLoss, Anchor)  \
   X(DynamicQuantizeLinear, Anchor) X(MatMulInteger, Anchor) X(ConvInteger, Anchor)                      \
   X(QLinearMatMul, Anchor) X(QLinearConv, Anchor) X(MeanVarianceNormalization, Anchor)                  \
-  X(DeformConv, Anchor) X(MaxUnpool, Anchor)                                                             \
-  X(SoftmaxCrossEntropyLoss, Anchor) X(Shrink, Elementwise) X(LpPool, Anchor) X(OneHot, Injective)       \
-  X(EyeLike, Shape) X(HannWindow, Shape) X(HammingWindow, Shape) X(BlackmanWindow, Shape)                \
-  X(CenterCropPad, Injective)                                                                            \
-  X(Shape, Shape) X(Size, Shape)                                                                         \
-  X(Constant, Shape) X(ConstantOfShape, Shape) X(Range, Shape)
+  X(DeformConv, Anchor) X(MaxUnpool, Anchor)                                                            \
+  X(SoftmaxCrossEntropyLoss, Anchor) X(Shrink, Elementwise) X(LpPool, Anchor) X(OneHot, Injective)      \
+  X(EyeLike, Shape) X(HannWindow, Shape) X(HammingWindow, Shape) X(BlackmanWindow, Shape)               \
+  X(CenterCropPad, Injective)                                                                           \
+  X(Shape, Shape) X(Size, Shape)                                                                        \
+  X(Constant, Shape) X(ConstantOfShape, Shape) X(Range, Shape)                                          \
+  X(SequenceConstruct, Container) X(SequenceEmpty, Container) X(SequenceAt, Container)                  \
+  X(SequenceLength, Container) X(SequenceInsert, Container) X(SequenceErase, Container)                 \
+  X(SplitToSequence, Container) X(ConcatFromSequence, Container) X(Optional, Container)                 \
+  X(OptionalHasElement, Container) X(OptionalGetElement, Container)
 
 // Operators that only graph passes make, never read from a model: the
 // channel-blocked layout's convolution and pooling (graph::block_channels;
@@ -73,7 +79,7 @@ namespace tunectl::graph {
   X(ConvNCHWc, Anchor) X(MaxPoolNCHWc, Anchor) X(AveragePoolNCHWc, Anchor) X(GlobalAveragePoolNCHWc, Anchor)\
   X(GlobalMaxPoolNCHWc, Anchor) X(ToChannelBlocks, Injective) X(FromChannelBlocks, Injective)
 
-enum class OpClass : uint8_t { Anchor, Elementwise, Injective, Shape };
+enum class OpClass : uint8_t { Anchor, Elementwise, Injective, Shape, Container };
 
 // Whether op_type is one of TUNECTL_ONNX_OPS (internal ops are not).
 bool is_supported_op(const std::string& op_type);

@@ -517,6 +517,15 @@ void add_shape_converters(ConverterTable& t) {
   t["Constant"] = convert_constant;
   t["ConstantOfShape"] = convert_constant_of_shape;
   t["Range"] = convert_range;
+  // Operators on sequences and optionals: simplify_graph resolves them into
+  // operators on tensors (pass_composites.cpp) before anything converts.
+  for (const char* op : {"SequenceConstruct", "SequenceEmpty", "SequenceAt", "SequenceLength", "SequenceInsert",
+                         "SequenceErase", "SplitToSequence", "ConcatFromSequence", "Optional", "OptionalHasElement",
+                         "OptionalGetElement"}) {
+    t[op] = [](const NodeContext& c) -> std::vector<te::Tensor> {
+      c.fail("works on sequences or optionals, which resolve_composites turns into tensors before conversion");
+    };
+  }
 }
 
 }  // namespace tunectl::graph

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "ir/error.h"
+#include "ir/printer.h"
 
 namespace tunectl::graph {
 
@@ -132,6 +133,43 @@ std::string Graph::fresh_name(const std::string& base) const {
   std::string name = base;
   for (int i = 1; values.count(name) || constants.count(name); ++i) name = base + "_" + std::to_string(i);
   return name;
+}
+
+std::string describe(ValueKind kind) {
+  switch (kind) {
+    case ValueKind::Tensor: return "a tensor";
+    case ValueKind::Sequence: return "a sequence of tensors";
+    case ValueKind::OptionalTensor: return "an optional tensor";
+    case ValueKind::OptionalSequence: return "an optional sequence of tensors";
+  }
+  internal_fail("bad value kind");
+}
+
+CompositeValue composite_value(const Composite& layout, const std::map<std::string, runtime::NDArray>& tensors) {
+  CompositeValue v{layout.kind, layout.dtype, layout.present, {}};
+  for (const std::string& e : layout.elements) v.elements.push_back(tensors.at(e));
+  return v;
+}
+
+runtime::CompareResult compare_composites(const CompositeValue& actual, const CompositeValue& expected, double rtol,
+                                          double atol) {
+  if (actual.kind != expected.kind) return {false, describe(actual.kind) + ", expected " + describe(expected.kind)};
+  if (actual.present != expected.present)
+    return {false, std::string(actual.present ? "present" : "empty") + ", expected " +
+                       (expected.present ? "present" : "empty")};
+  if (actual.elements.size() != expected.elements.size())
+    return {false, std::to_string(actual.elements.size()) + " tensors, expected " +
+                       std::to_string(expected.elements.size())};
+  for (size_t i = 0; i < actual.elements.size(); ++i) {
+    const runtime::NDArray &a = actual.elements[i], &e = expected.elements[i];
+    if (a.dtype() != e.dtype() || a.shape() != e.shape())
+      return {false, "tensor " + std::to_string(i) + " is " + std::string(ir::to_string(a.dtype())) + " " +
+                         ir::shape_to_string(a.shape()) + ", expected " + std::string(ir::to_string(e.dtype())) + " " +
+                         ir::shape_to_string(e.shape())};
+    runtime::CompareResult r = runtime::all_close(a, e, rtol, atol);
+    if (!r.ok) return {false, "tensor " + std::to_string(i) + ": " + r.message};
+  }
+  return {};
 }
 
 }  // namespace tunectl::graph

@@ -49,14 +49,48 @@ struct Node {
   std::string describe() const;
 };
 
+// What a value is: a tensor, or one of ONNX's containers of tensors, which
+// tunectl resolves at compile time (pass_composites.cpp): a sequence of a
+// known length, an optional known to be present or empty.
+enum class ValueKind : uint8_t { Tensor, Sequence, OptionalTensor, OptionalSequence };
+
 struct ValueInfo {
-  ir::DType dtype = ir::DType::Float32;
+  ir::DType dtype = ir::DType::Float32;  // a container's: that of its tensors
   std::vector<int64_t> shape;  // static; rank 0 is a scalar
   // False when ONNX shape inference left the shape unknown or symbolic (the
   // shape arithmetic of PyTorch exports only becomes static once constant
   // folding has run); shape is then empty and the passes fill it in.
   bool shape_known = true;
+  ValueKind kind = ValueKind::Tensor;
 };
+
+// A sequence or optional value resolved at compile time: the tensor values
+// it holds, in order (an optional tensor: one when present; an optional
+// sequence: the sequence's, when present).
+struct Composite {
+  ValueKind kind = ValueKind::Sequence;
+  ir::DType dtype = ir::DType::Float32;  // of its tensors (an empty one has none to tell)
+  bool present = true;                   // an optional's
+  std::vector<std::string> elements;
+};
+
+// The value of a sequence or optional input or output: its tensors.
+struct CompositeValue {
+  ValueKind kind = ValueKind::Sequence;
+  ir::DType dtype = ir::DType::Float32;  // of its tensors (an empty one has none to tell)
+  bool present = true;                   // an optional's
+  std::vector<runtime::NDArray> elements;
+};
+
+// "a sequence", "an optional tensor", ... for messages.
+std::string describe(ValueKind kind);
+
+// An output container's value, from the tensors the model computed.
+CompositeValue composite_value(const Composite& layout, const std::map<std::string, runtime::NDArray>& tensors);
+// Whether two containers are alike: kind, presence, number of tensors, and
+// each tensor all_close; the message names the first difference.
+runtime::CompareResult compare_composites(const CompositeValue& actual, const CompositeValue& expected, double rtol,
+                                          double atol);
 
 struct Graph {
   int64_t opset = 0;  // of the default ONNX domain
@@ -64,7 +98,13 @@ struct Graph {
   std::map<std::string, ValueInfo> values;  // every value: inputs, constants, node outputs
   std::map<std::string, runtime::NDArray> constants;  // initializers, Constant nodes, folded values
   std::vector<std::string> inputs;   // graph inputs that are not constants, in model order
-  std::vector<std::string> outputs;  // in model order
+  std::vector<std::string> outputs;  // in model order; a sequence or optional output by its elements
+  // The outputs that are sequences or optionals, each with the names of its
+  // tensors (in `outputs`), and the model's outputs as it declares them (a
+  // container named once; import sets it): what `run` writes and compares.
+  std::map<std::string, Composite> composite_outputs;
+  std::vector<std::string> declared_outputs;
+  const std::vector<std::string>& model_outputs() const { return declared_outputs.empty() ? outputs : declared_outputs; }
 
   bool is_constant(const std::string& value) const { return constants.count(value) > 0; }
   const ValueInfo& info(const std::string& value) const;  // InternalError if unknown

@@ -158,6 +158,22 @@ void pin_input_shapes(onnx::GraphProto& graph, const ImportOptions& options) {
     if (!shapes.count(name) && tensor.shape().dim_size() == 1 && !tensor.shape().dim(0).has_dim_value())
       shapes[name] = {static_cast<int64_t>(values.size())};
   }
+  for (const auto& [name, shape] : options.value_shapes) {
+    auto it = inputs.find(name);
+    if (it == inputs.end() || shapes.count(name) || !it->second->type().has_tensor_type()) continue;
+    const auto& tensor = it->second->type().tensor_type();
+    if (!tensor.has_shape()) {
+      shapes[name] = shape;
+      continue;
+    }
+    bool symbolic = false, agrees = tensor.shape().dim_size() == static_cast<int>(shape.size());
+    for (int d = 0; agrees && d < tensor.shape().dim_size(); ++d) {
+      const auto& dim = tensor.shape().dim(d);
+      symbolic = symbolic || !dim.has_dim_value();
+      agrees = !dim.has_dim_value() || dim.dim_value() == shape[static_cast<size_t>(d)];
+    }
+    if (symbolic && agrees) shapes[name] = shape;
+  }
   for (const auto& [name, shape] : shapes) {
     auto it = inputs.find(name);
     user_check(it != inputs.end(), "--input-shape names '", name, "', which is not an input of the model (inputs: ",
@@ -219,9 +235,31 @@ std::map<std::string, onnx::ValueInfoProto> check_and_infer(const onnx::ModelPro
 
 // The value's dtype and shape; shape_known is false when inference left it
 // unknown or symbolic. Graph inputs must be fully static (see import.h).
+// A sequence or optional of tensors: its kind and its tensors' element type
+// (their shapes come with the value: pass_composites.cpp).
+ValueInfo container_info(const onnx::TypeProto& type, const std::string& what) {
+  ValueInfo info;
+  info.shape_known = false;
+  const onnx::TypeProto* inner = &type;
+  if (type.has_optional_type()) {
+    inner = &type.optional_type().elem_type();
+    info.kind = inner->has_sequence_type() ? ValueKind::OptionalSequence : ValueKind::OptionalTensor;
+  } else {
+    info.kind = ValueKind::Sequence;
+  }
+  if (inner->has_sequence_type()) inner = &inner->sequence_type().elem_type();
+  user_check(inner->has_tensor_type(), what,
+             " is not a tensor, a sequence of tensors or an optional of either; those are the values tunectl holds");
+  const int32_t elem = inner->tensor_type().elem_type();
+  if (elem != onnx::TensorProto::UNDEFINED) info.dtype = dtype_from_onnx(elem, what);
+  return info;
+}
+
 ValueInfo value_info_from(const onnx::ValueInfoProto& proto, bool is_graph_input) {
   const std::string what = (is_graph_input ? "input '" : "value '") + proto.name() + "'";
-  user_check(proto.type().has_tensor_type(), what, " is not a tensor; only tensor values are supported");
+  if (proto.type().has_sequence_type() || proto.type().has_optional_type()) return container_info(proto.type(), what);
+  user_check(proto.type().has_tensor_type(), what,
+             " is not a tensor, a sequence of tensors or an optional of either; those are the values tunectl holds");
   const auto& tensor = proto.type().tensor_type();
   ValueInfo info;
   if (tensor.elem_type() == onnx::TensorProto::UNDEFINED) {
@@ -366,6 +404,7 @@ Graph build_graph(const onnx::GraphProto& proto, int opset,
     g.nodes.push_back(std::move(node));
   }
   for (const auto& out : proto.output()) g.outputs.push_back(out.name());  // check_outputs_produced
+  g.declared_outputs = g.outputs;
   return g;
 }
 

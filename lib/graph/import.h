@@ -28,6 +28,11 @@ struct ImportOptions {
   // graph::bound_values reads them in the input's dtype. A rank-1 input with a
   // symbolic dimension and no --input-shape takes their count as its length.
   std::map<std::string, std::vector<std::string>> bindings;
+  // Shapes of the values a run is given (`run --input`): an input with
+  // symbolic or unknown dimensions and no --input-shape takes its value's
+  // shape (when the ranks agree); a dimension the model fixes is never
+  // changed (a value that disagrees is refused when it is fed).
+  std::map<std::string, std::vector<int64_t>> value_shapes;
 };
 
 Graph import_onnx(const std::string& path, const ImportOptions& options = {});

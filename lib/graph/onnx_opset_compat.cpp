@@ -144,6 +144,16 @@ int declared_elem_type(const std::string& name, const onnx::GraphProto& graph,
   return 0;
 }
 
+// Whether the node's first input is an optional: false when it is omitted
+// or a graph input of another type (opset 18's forms), true otherwise (a
+// value inference has yet to type).
+bool reads_optional(const onnx::NodeProto& node, const onnx::GraphProto& graph) {
+  if (node.input_size() == 0 || node.input(0).empty()) return false;
+  for (const auto& in : graph.input())
+    if (in.name() == node.input(0)) return in.type().has_optional_type();
+  return true;
+}
+
 // Turns the node into Cast(input 0, to): what inference needs of an
 // operator whose output has its first input's shape and the type `to`.
 void make_cast(onnx::NodeProto& node, int to) {
@@ -315,6 +325,22 @@ void downgrade_to_library_opset(onnx::ModelProto& model, int opset) {
       // Opset 19's saturate only concerns casts to float8 types, which
       // check_known_types refused above: a no-op for every other cast.
       remove_attribute(node, "saturate");
+    } else if ((node.op_type() == "OptionalHasElement" || node.op_type() == "OptionalGetElement") &&
+               !reads_optional(node, *graph)) {
+      // Opset 18 lets them take a tensor or a sequence (or, OptionalHasElement,
+      // nothing); the library's schemas want an optional. In the copy: a
+      // bool scalar and a forward of the input, their types and shapes.
+      if (node.op_type() == "OptionalGetElement") {
+        node.set_op_type("Identity");
+        continue;
+      }
+      node.clear_input();
+      node.set_op_type("Constant");
+      onnx::AttributeProto* value = node.add_attribute();
+      value->set_name("value");
+      value->set_type(onnx::AttributeProto::TENSOR);
+      value->mutable_t()->set_data_type(onnx::TensorProto::BOOL);
+      value->mutable_t()->add_int32_data(0);
     } else if (kNewerOpsOfOtherShapes.count(node.op_type())) {
       make_opaque(node, *graph);
     } else if (ops_newer_than_library().count(node.op_type())) {

@@ -43,6 +43,7 @@ const char* to_string(OpClass cls) {
     case OpClass::Elementwise: return "Elementwise";
     case OpClass::Injective: return "Injective";
     case OpClass::Shape: return "Shape";
+    case OpClass::Container: return "Container";
   }
   internal_fail("bad op class");
 }

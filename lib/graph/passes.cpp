@@ -129,6 +129,7 @@ Graph simplify_graph(Graph g) {
                   g.constants.size());
   };
   spdlog::debug("simplify_graph: imported {} nodes, {} constants", g.nodes.size(), g.constants.size());
+  run("resolve_composites", resolve_composites);
   run("remove_identities", remove_identities);
   run("draw_dropout_masks", draw_dropout_masks);
   run("fold_constants", fold_constants);

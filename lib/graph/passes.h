@@ -1,7 +1,8 @@
 // Graph passes: Graph -> Graph rewrites run after import, in this order by
-// simplify_graph(): remove Identity/Dropout, draw the masks of seeded
-// training Dropouts, fold constants (any node whose
-// inputs are all constant, including shape arithmetic: Shape, Gather,
+// simplify_graph(): resolve sequences and optionals, remove
+// Identity/Dropout, draw the masks of seeded training Dropouts, fold
+// constants (any node whose inputs are all constant, including shape
+// arithmetic: Shape, Gather,
 // Unsqueeze, Concat, ConstantOfShape, Range, ... so that PyTorch exports and
 // the "light" models reduce to static shapes and constant weights), fold
 // BatchNormalization into a preceding Conv, eliminate dead nodes and
@@ -22,6 +23,21 @@ namespace tunectl::graph {
 // indices as an input runs once those are fixed). UserError for a name that is
 // not an input or a value of the wrong dtype or shape.
 Graph bind_inputs(Graph g, const std::map<std::string, runtime::NDArray>& values);
+
+// Sequences and optionals (pass_composites.cpp), resolved at compile time
+// into the tensors they hold. expand_composite_inputs replaces each
+// sequence or optional input that `values` gives by one tensor input per
+// tensor, named element_input_name (NAME[i]) and shaped as that tensor,
+// and adds those tensors to `feed`; resolve_composites (the first pass of
+// simplify_graph) turns the operators on containers into operators on
+// tensors and constants, and each output container into outputs of its
+// tensors (Graph::composite_outputs). UserError naming the node for what
+// cannot be known when compiling (a position that is not a constant, an
+// empty optional read), or naming a container input that has no value.
+Graph expand_composite_inputs(Graph g, const std::map<std::string, CompositeValue>& values,
+                              std::map<std::string, runtime::NDArray>& feed);
+std::string element_input_name(const std::string& input, size_t i);
+Graph resolve_composites(Graph g);
 
 Graph remove_identities(Graph g);
 // Seeded training-mode Dropouts become x * constant mask (drawn as ONNX's

@@ -62,6 +62,28 @@ expect 0 "y float32 [3x4x5]" -- "$tunectl" run "$relu/model.onnx" --input "x=$wo
 expect 0 "outputs match the expected ones in $relu/test_data_set_0" -- "$tunectl" run "$relu/model.onnx" \
   --input "$relu/test_data_set_0/input_0.pb" --output-dir "$work/relu3" --expected "$relu/test_data_set_0"
 check "run reads and writes .npy (relu twice is relu once)" cmp -s "$work/relu1/y.npy" "$work/relu2/y.npy"
+# Sequences and optionals: read from their .pb files (named or bare), written
+# as .pb (also when the format is npy), compared tensor by tensor; an input
+# with a symbolic dimension takes the given tensor's shape.
+seq=$onnx/node/test_identity_sequence
+expect 0 "y[1] float32 [1x1x2x2]: 2 3 1 5" -- "$tunectl" run "$seq/model.onnx" --input "$seq/test_data_set_0/input_0.pb" \
+  --output-dir "$work/seq1" --expected "$seq/test_data_set_0"
+expect 0 "y: a sequence of tensors, 2 tensors" -- "$tunectl" run "$seq/model.onnx" --input "x=$work/seq1/y.pb" \
+  --output-format npy --output-dir "$work/seq2" --expected "$seq/test_data_set_0"
+check "a sequence output round-trips through its .pb file" cmp -s "$work/seq1/y.pb" "$work/seq2/y.pb"
+expect 2 "input 'x' is a sequence of tensors of float32" -- "$tunectl" run "$seq/model.onnx" --seed 1 \
+  --output-dir "$work/o"
+expect 2 "is not a valid ONNX SequenceProto file" -- "$tunectl" run "$seq/model.onnx" \
+  --input "x=$relu/test_data_set_0/input_0.pb" --output-dir "$work/o"
+expect 2 "differs from the expected one" -- "$tunectl" run "$seq/model.onnx" --input "x=$work/seq1/y.pb" \
+  --output-dir "$work/o" --expected "$onnx/node/test_sequence_insert_at_back/test_data_set_0"
+opt=$onnx/node/test_optional_get_element_optional_sequence
+expect 0 "outputs match the expected ones" -- "$tunectl" run "$opt/model.onnx" --input "$opt/test_data_set_0/input_0.pb" \
+  --output-dir "$work/opt" --expected "$opt/test_data_set_0"
+model8=$onnx/simple/test_sequence_model8
+expect 0 "outputs match the expected ones" -- "$tunectl" run "$model8/model.onnx" \
+  --input "X=$model8/test_data_set_0/input_0.pb" --input "Splits=$model8/test_data_set_0/input_1.pb" \
+  --output-dir "$work/model8" --expected "$model8/test_data_set_0"
 expect 2 "missing input 'input' (float32 [1x3x32x32]): give it with --input input=FILE.pb or FILE.npy, or use --seed N" \
   -- "$tunectl" run "$model" --output-dir "$work/out"
 cp "$relu/test_data_set_0/input_0.pb" "$work/not-numpy.npy"

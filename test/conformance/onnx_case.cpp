@@ -7,6 +7,7 @@
 #include "graph/executor.h"
 #include "graph/import.h"
 #include "graph/partition.h"
+#include "graph/passes.h"
 #include "graph/specialize.h"
 #include "graph/tensor_proto.h"
 #include "ir/error.h"
@@ -35,11 +36,18 @@ std::vector<std::string> numbered_files(const std::string& folder, const std::st
 namespace {
 
 // Assigns each file's tensor to a name: its own name when that is one of
-// `names`, else the name at its position.
+// `names`, else the name at its position. A file at the position of a
+// sequence or optional input holds that container.
 std::map<std::string, runtime::NDArray> assign(const std::vector<std::string>& files,
-                                               const std::vector<std::string>& names, const std::string& what) {
+                                               const std::vector<std::string>& names, const std::string& what,
+                                               const graph::Graph& g,
+                                               std::map<std::string, graph::CompositeValue>* composites = nullptr) {
   std::map<std::string, runtime::NDArray> out;
   for (size_t i = 0; i < files.size(); ++i) {
+    if (composites && i < names.size() && g.info(names[i]).kind != graph::ValueKind::Tensor) {
+      (*composites)[names[i]] = graph::read_composite_pb(files[i], g.info(names[i]).kind).value;
+      continue;
+    }
     graph::NamedTensor t = graph::read_tensor_pb(files[i]);
     std::string name = t.name;
     if (std::find(names.begin(), names.end(), name) == names.end()) {
@@ -57,8 +65,19 @@ CaseResult run_onnx_case(const std::string& model, const std::vector<std::string
                          const std::vector<std::string>& outputs, const Tolerance& tolerance,
                          const graph::ImportOptions& import_options) {
   try {
-    graph::Graph imported = graph::import_onnx(model, import_options);
-    auto given = assign(inputs, imported.inputs, "input");
+    // As `tunectl run` does: the inputs' values pin symbolic dimensions.
+    graph::ImportOptions options = import_options;
+    for (const std::string& file : inputs) {
+      try {
+        const graph::NamedTensor t = graph::read_tensor_pb(file);
+        if (!t.name.empty()) options.value_shapes[t.name] = t.value.shape();
+      } catch (const UserError&) {
+      }
+    }
+    graph::Graph imported = graph::import_onnx(model, options);
+    std::map<std::string, graph::CompositeValue> containers;
+    auto given = assign(inputs, imported.inputs, "input", imported, &containers);
+    imported = graph::expand_composite_inputs(imported, containers, given);
     // Node tests feed shapes, axes, pads and Resize's scales as inputs:
     // `tunectl run` specializes the model on those, and so does this.
     graph::Graph g = graph::specialize(imported, given);
@@ -66,9 +85,24 @@ CaseResult run_onnx_case(const std::string& model, const std::vector<std::string
     std::map<std::string, runtime::NDArray> feed;
     for (const auto& name : g.inputs)
       if (given.count(name)) feed[name] = given.at(name);
-    auto expected = assign(outputs, g.outputs, "output");
     graph::Executor executor(g, graph::partition(g));
     auto actual = executor.run(feed);
+    const std::vector<std::string>& declared = g.model_outputs();
+    std::vector<std::string> tensor_files, tensor_names;
+    for (size_t i = 0; i < outputs.size() && i < declared.size(); ++i) {
+      auto layout = g.composite_outputs.find(declared[i]);
+      if (layout == g.composite_outputs.end()) {
+        tensor_files.push_back(outputs[i]);
+        tensor_names.push_back(declared[i]);
+        continue;
+      }
+      runtime::CompareResult r =
+          graph::compare_composites(graph::composite_value(layout->second, actual),
+                                    graph::read_composite_pb(outputs[i], layout->second.kind).value, tolerance.rtol,
+                                    tolerance.atol);
+      if (!r.ok) return {Outcome::Mismatch, "output " + declared[i] + ": " + r.message};
+    }
+    auto expected = assign(tensor_files, tensor_names, "output", g);
     for (const auto& [name, want] : expected) {
       auto it = actual.find(name);
       if (it == actual.end()) return {Outcome::Error, "no output named " + name};

@@ -1,5 +1,7 @@
 // Fuzz target: an input file of `tunectl run --input`: a NumPy .npy file
-// (starting with its magic) or else an ONNX TensorProto .pb file.
+// (starting with its magic) or else an ONNX .pb file, read as a TensorProto
+// and as each container (SequenceProto, OptionalProto of a tensor or of a
+// sequence).
 #include <cstring>
 
 #include "fuzz_input.h"
@@ -17,5 +19,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       graph::read_tensor_pb(path);
     }
   });
+  if (npy) return 0;
+  for (graph::ValueKind kind :
+       {graph::ValueKind::Sequence, graph::ValueKind::OptionalTensor, graph::ValueKind::OptionalSequence})
+    fuzz::refusal_allowed([&] { graph::read_composite_pb(path, kind); });
   return 0;
 }

@@ -15,6 +15,7 @@
 #include "convert_test_util.h"
 #include "graph/import.h"
 #include "graph/model_ops.h"
+#include "graph/passes.h"
 #include "graph/specialize.h"
 #include "graph/tensor_proto.h"
 #include "ir/error.h"
@@ -55,13 +56,19 @@ std::string run_node_test(const fs::path& dir) {
       return kImportFailed + e.what();
     }
     std::map<std::string, runtime::NDArray> feed;
+    std::map<std::string, CompositeValue> containers;
     fs::path data = dir / "test_data_set_0";
-    for (size_t i = 0; i < g.inputs.size(); ++i)
-      feed[g.inputs[i]] = read_tensor_pb((data / ("input_" + std::to_string(i) + ".pb")).string()).value;
-    // As `tunectl run` does: fold what is constant, and bind the inputs that
-    // decide shapes (node tests pass shapes, axes, pads, Resize's scales as
-    // inputs) to their test values.
-    g = specialize(g, feed);
+    for (size_t i = 0; i < g.inputs.size(); ++i) {
+      const std::string file = (data / ("input_" + std::to_string(i) + ".pb")).string();
+      const ValueKind kind = g.info(g.inputs[i]).kind;
+      if (kind == ValueKind::Tensor) feed[g.inputs[i]] = read_tensor_pb(file).value;
+      else containers[g.inputs[i]] = read_composite_pb(file, kind).value;
+    }
+    // As `tunectl run` does: sequences and optionals become their tensors,
+    // fold what is constant, and bind the inputs that decide shapes (node
+    // tests pass shapes, axes, pads, Resize's scales as inputs) to their
+    // test values.
+    g = specialize(expand_composite_inputs(g, containers, feed), feed);
     std::map<std::string, te::Tensor> tensors;
     for (const auto& name : g.inputs) {
       const ValueInfo& info = g.info(name);
@@ -88,17 +95,27 @@ std::string run_node_test(const fs::path& dir) {
       for (const auto& p : dag.placeholders()) args.push_back(testing::as_te(feed.at(p->name)));
       evaluated = te::evaluate(dag, args);
     }
-    std::vector<runtime::NDArray> got;
+    std::map<std::string, runtime::NDArray> got;
     for (size_t k = 0, next = 0; k < g.outputs.size(); ++k)
-      got.push_back(g.is_constant(g.outputs[k]) ? testing::as_te(g.constants.at(g.outputs[k])) : evaluated.at(next++));
-    for (size_t k = 0; k < g.outputs.size(); ++k) {
-      runtime::NDArray expected = read_tensor_pb((data / ("output_" + std::to_string(k) + ".pb")).string()).value;
-      std::string what = "output " + std::to_string(k) + " ('" + g.outputs[k] + "')";
-      if (got[k].dtype() != expected.dtype())
-        return what + " has type " + std::string(ir::to_string(got[k].dtype())) + ", expected " +
+      got[g.outputs[k]] = g.is_constant(g.outputs[k]) ? testing::as_te(g.constants.at(g.outputs[k])) : evaluated.at(next++);
+    const std::vector<std::string>& declared = g.model_outputs();
+    for (size_t k = 0; k < declared.size(); ++k) {
+      const std::string file = (data / ("output_" + std::to_string(k) + ".pb")).string();
+      std::string what = "output " + std::to_string(k) + " ('" + declared[k] + "')";
+      if (auto layout = g.composite_outputs.find(declared[k]); layout != g.composite_outputs.end()) {
+        CompositeValue expected = read_composite_pb(file, layout->second.kind).value;
+        for (runtime::NDArray& e : expected.elements) e = testing::as_te(e);
+        runtime::CompareResult r = compare_composites(composite_value(layout->second, got), expected, 1e-3, 1e-7);
+        if (!r.ok) return what + ": " + r.message;
+        continue;
+      }
+      runtime::NDArray expected = read_tensor_pb(file).value;
+      const runtime::NDArray& actual = got.at(declared[k]);
+      if (actual.dtype() != expected.dtype())
+        return what + " has type " + std::string(ir::to_string(actual.dtype())) + ", expected " +
                std::string(ir::to_string(expected.dtype()));
-      if (got[k].shape() != te_shape(expected.shape())) return what + " has the wrong shape";
-      runtime::CompareResult r = runtime::all_close(got[k], testing::as_te(expected), 1e-3, 1e-7);
+      if (actual.shape() != te_shape(expected.shape())) return what + " has the wrong shape";
+      runtime::CompareResult r = runtime::all_close(actual, testing::as_te(expected), 1e-3, 1e-7);
       if (!r.ok) return what + ": " + r.message;
     }
     return "";
