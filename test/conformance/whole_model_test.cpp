@@ -56,7 +56,7 @@ TEST_CASE("whole model: SqueezeNet with random weights", "[conformance][slow]") 
   check_model("random", "squeezenet_random", {1e-3, 1e-5});
 }
 
-TEST_CASE("whole model: a detector with dynamic dimensions runs pinned by --input-shape", "[conformance]") {
+TEST_CASE("whole model: a detector with dynamic dimensions runs pinned by --input-shape or its input", "[conformance]") {
   // models/dynamic/ocr_det_tiny.onnx (make_dynamic_ocr.cpp): symbolic N, H, W;
   // HardSwish, HardSigmoid, ConvTranspose, Resize. Expected: ONNX Runtime's
   // output for the same input (scripts/make-models.sh --testdata).
@@ -66,8 +66,12 @@ TEST_CASE("whole model: a detector with dynamic dimensions runs pinned by --inpu
   CaseResult r = run_onnx_case(base + ".onnx", {base + "_input_0.pb"}, {base + "_output_0.pb"}, {1e-4, 1e-6}, pinned);
   INFO(r.message);
   CHECK(r.outcome == Outcome::Pass);
-  // Unpinned, the symbolic dimension is named with the flag that fixes it.
-  r = run_onnx_case(base + ".onnx", {base + "_input_0.pb"}, {base + "_output_0.pb"}, {});
+  // Unpinned, the input's value gives the symbolic dimensions, as in `tunectl run`...
+  r = run_onnx_case(base + ".onnx", {base + "_input_0.pb"}, {base + "_output_0.pb"}, {1e-4, 1e-6});
+  INFO(r.message);
+  CHECK(r.outcome == Outcome::Pass);
+  // ...and without one the symbolic dimension is named with the flag that fixes it.
+  r = run_onnx_case(base + ".onnx", {}, {}, {});
   CHECK_THAT(r.message, Contains("input 'x' has symbolic dimension 0 'N'") && Contains("--input-shape x="));
 }
 
