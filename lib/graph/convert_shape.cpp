@@ -116,7 +116,12 @@ std::vector<te::Tensor> convert_split(const NodeContext& c) {
   }
   if (sizes.empty()) {
     // Equal parts; from opset 18 num_outputs may leave a smaller last part.
-    if (c.has_attr("num_outputs")) parts = static_cast<size_t>(c.attr_int("num_outputs", 1));
+    if (c.has_attr("num_outputs")) {
+      const int64_t num_outputs = c.attr_int("num_outputs", 1);
+      c.check(num_outputs == static_cast<int64_t>(parts), "attribute 'num_outputs' = ", num_outputs, ", but the node has ",
+              parts, " outputs");
+    }
+    c.check(parts > 0, "has no outputs");
     int64_t p = static_cast<int64_t>(parts);
     int64_t each = c.opset() >= 18 ? (n + p - 1) / p : n / p;
     c.check(c.opset() >= 18 || n % p == 0, "axis extent ", n, " does not split into ", p, " equal parts");

@@ -237,6 +237,11 @@ TEST_CASE("Split sizes from attribute, input or num_outputs", "[unit][graph][con
   now.node("Split", {"x"}, {"a", "b"}, {{"num_outputs", int64_t{2}}});
   check_close(now.eval("a"), {0, 1, 2});
   check_close(now.eval("b"), {3, 4});
+  // A num_outputs that disagrees with the outputs (0 was a division by zero, found by fuzzing).
+  GraphBuilder zero(18);
+  zero.input("x", iota({5}));
+  REQUIRE_THROWS_WITH(zero.node("Split", {"x"}, {"a", "b"}, {{"num_outputs", int64_t{0}}}),
+                      Catch::Contains("attribute 'num_outputs' = 0, but the node has 2 outputs"));
 }
 
 TEST_CASE("Clip bounds: attributes before opset 11, inputs after", "[unit][graph][convert]") {

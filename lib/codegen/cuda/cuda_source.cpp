@@ -456,28 +456,29 @@ class KernelWriter {
     return t == DType::Float16 ? "tc_f2h(" + value + ")" : value;
   }
 
+  // float16 operands are computed in float and an arithmetic result rounded
+  // back to float16 (stored), as the IR means it (lower/loop_interpreter.cpp).
   std::string binary(const Expr& e) {
     const auto* op = static_cast<const ir::BinaryOperands*>(e.get());
-    if (op->a.dtype() == DType::Float16) return float16_binary(e, op);
-    const std::string a = expr(op->a), b = expr(op->b);
+    const std::string a = computed(op->a), b = computed(op->b);
     auto infix = [&](const char* o) { return "(" + a + " " + o + " " + b + ")"; };
     // In the operands' common C type (32-bit indices may meet 64-bit data).
     auto helper = [&](const char* f) { return std::string(f) + "<decltype(" + a + " + " + b + ")>(" + a + ", " + b + ")"; };
+    const DType t = e.dtype();
     // C computes 8- and 16-bit integers in int: the IR's result wraps to its type.
     auto wrapping = [&](const char* o) {
-      const DType t = e.dtype();
       if (!ir::is_int(t) || ir::dtype_bytes(t) >= 4) return infix(o);
       return "((" + std::string(c_type(t)) + ")" + infix(o) + ")";
     };
     switch (e.kind()) {
-      case ExprKind::Add: return wrapping("+");
-      case ExprKind::Sub: return wrapping("-");
-      case ExprKind::Mul: return wrapping("*");
-      case ExprKind::Div: return infix("/");
+      case ExprKind::Add: return stored(t, wrapping("+"));
+      case ExprKind::Sub: return stored(t, wrapping("-"));
+      case ExprKind::Mul: return stored(t, wrapping("*"));
+      case ExprKind::Div: return stored(t, infix("/"));
       case ExprKind::FloorDiv: return divides_plainly(op->a, op->b) ? infix("/") : helper("tc_floordiv");
       case ExprKind::FloorMod: return divides_plainly(op->a, op->b) ? infix("%") : helper("tc_floormod");
-      case ExprKind::Min: return helper("tc_min");
-      case ExprKind::Max: return helper("tc_max");
+      case ExprKind::Min: return stored(t, helper("tc_min"));
+      case ExprKind::Max: return stored(t, helper("tc_max"));
       case ExprKind::EQ: return infix("==");
       case ExprKind::NE: return infix("!=");
       case ExprKind::LT: return infix("<");
@@ -489,30 +490,6 @@ class KernelWriter {
       default: break;
     }
     internal_fail("cuda codegen: cannot print ", to_string(e));
-  }
-
-  // An operator on float16 operands: computed in float, as the IR means it
-  // (lower/loop_interpreter.cpp), and rounded to float16 bits unless it
-  // compares.
-  std::string float16_binary(const Expr& e, const ir::BinaryOperands* op) {
-    const std::string a = computed(op->a), b = computed(op->b);
-    auto infix = [&](const char* o) { return "(" + a + " " + o + " " + b + ")"; };
-    switch (e.kind()) {
-      case ExprKind::Add: return stored(e.dtype(), infix("+"));
-      case ExprKind::Sub: return stored(e.dtype(), infix("-"));
-      case ExprKind::Mul: return stored(e.dtype(), infix("*"));
-      case ExprKind::Div: return stored(e.dtype(), infix("/"));
-      case ExprKind::Min: return stored(e.dtype(), "tc_min<float>(" + a + ", " + b + ")");
-      case ExprKind::Max: return stored(e.dtype(), "tc_max<float>(" + a + ", " + b + ")");
-      case ExprKind::EQ: return infix("==");
-      case ExprKind::NE: return infix("!=");
-      case ExprKind::LT: return infix("<");
-      case ExprKind::LE: return infix("<=");
-      case ExprKind::GT: return infix(">");
-      case ExprKind::GE: return infix(">=");
-      default: break;
-    }
-    internal_fail("cuda codegen: cannot print ", to_string(e), " on float16");
   }
 
   // C's / and % are floor division and modulo when neither operand is
