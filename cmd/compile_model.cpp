@@ -2,7 +2,7 @@
 // model is imported, specialized and laid out as `tunectl run` does it, every
 // task gets the best schedule the log holds for the target (or its default
 // schedule, named), and deploy::write_model_library writes DIR/libNAME.so,
-// NAME.weights, NAME.h and example.c.
+// NAME.weights, NAME.h and example.c, for a CPU or a GPU.
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -68,7 +68,9 @@ void register_compile(CLI::App& app) {
       ->required();
   sub->add_option("--log", o->log, "a tuning log (or folder of logs): its best records schedule the tasks they cover");
   sub->add_option("--name", o->name, "NAME of the files (default: the model's file name without extension)");
-  sub->add_option("--target", o->target, "the CPU to compile for: llvm (this one) or \"llvm -mcpu=NAME\"")
+  sub->add_option("--target", o->target,
+                  "the target: llvm (this CPU), \"llvm -mcpu=NAME\", cuda (this GPU, or sm_90 without one) or "
+                  "\"cuda -arch=sm_NN\"")
       ->capture_default_str();
   add_model_input_options(sub, o->model_inputs);
   add_layout_option(sub, o->layout);

@@ -9,8 +9,10 @@
 //   DIR/NAME.h       the C API (lib/deploy_runtime/tunectl_model.h)
 //   DIR/example.c    a program that runs the model on .npy files
 // The plan is graph::Executor::launch_plan: the library runs exactly the
-// kernel calls `tunectl run` makes, on the same memory plan. Host (LLVM)
-// targets; the library is linked by the system C compiler ($CC or cc).
+// kernel calls `tunectl run` makes, on the same memory plan. For a CUDA
+// target the library holds cubins, which its runtime launches through the
+// driver (lib/deploy_runtime/cuda_runner.h). The library is linked by the
+// system C compiler ($CC or cc).
 #pragma once
 
 #include <cstddef>
@@ -36,8 +38,8 @@ std::string library_name(const std::string& stem);
 // Compiles g (specialized and laid out) with options' backend and schedule
 // hook into dir as above, replacing the folder whole once everything is
 // written (kernels::StagedFolder: a failure leaves it as it was). UserError
-// for a target other than the host CPU's kind, a kernel that computes a
-// wrong answer, a failed link, or a dir that holds other files.
+// for a kernel that computes a wrong answer, a failed link, or a dir that
+// holds other files.
 ModelLibrary write_model_library(const graph::Graph& g, const graph::ExecutorOptions& options, const std::string& name,
                                  const std::string& dir);
 

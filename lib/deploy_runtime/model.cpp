@@ -5,7 +5,8 @@
 // call with the homes of its arguments: a caller's input, the weights file
 // (mapped read-only, so models and processes share its pages) or the arena.
 // A run calls the kernels in order, as graph::Executor does, then copies the
-// outputs out of the arena.
+// outputs out of the arena. A model compiled for a GPU holds cubins instead
+// of host kernels and runs them with a CudaRunner.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -24,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cpu_features.h"
+#include "cuda_runner.h"
 #include "runtime/thread_pool.h"
 #include "tunectl_model.h"
 
@@ -34,6 +36,7 @@ extern "C" {
 extern const char tunectl_plan_json[];
 extern const KernelFn tunectl_plan_kernels[];
 extern const int tunectl_plan_num_kernels;
+extern const unsigned char* const tunectl_plan_cubins[];
 }
 
 namespace {
@@ -130,6 +133,7 @@ struct tunectl_model {
   // first need).
   std::vector<std::unique_ptr<uint8_t, FreeDeleter>> aligned_inputs;
   std::vector<const void*> input_addresses;  // of the run in progress: the caller's or the aligned copy
+  std::unique_ptr<tunectl::deploy_runtime::CudaRunner> gpu;  // a GPU model's kernels and memory
   std::mutex run_mutex;
 };
 
@@ -140,8 +144,10 @@ std::unique_ptr<tunectl_model> load(const std::string& dir) {
   auto m = std::make_unique<tunectl_model>();
   m->name = plan.at("name").get<std::string>();
   m->target = plan.at("target").get<std::string>();
+  const bool gpu = m->target.rfind("cuda", 0) == 0;
   const std::vector<std::string> missing =
-      tunectl::deploy_runtime::missing_cpu_features(plan.at("features").get<std::vector<std::string>>());
+      gpu ? std::vector<std::string>{}
+          : tunectl::deploy_runtime::missing_cpu_features(plan.at("features").get<std::vector<std::string>>());
   if (!missing.empty()) {
     std::string names;
     for (const std::string& f : missing) names += (names.empty() ? "" : ", ") + f;
@@ -150,8 +156,18 @@ std::unique_ptr<tunectl_model> load(const std::string& dir) {
   }
   for (const json& t : plan.at("inputs")) m->inputs.push_back(tensor_from(t));
   for (const json& t : plan.at("outputs")) m->outputs.push_back(tensor_from(t));
-  m->weights = std::make_unique<Weights>(dir + "/" + plan.at("weights_file").get<std::string>(),
-                                         plan.at("weights_bytes").get<size_t>());
+  const size_t weights_bytes = plan.at("weights_bytes").get<size_t>();
+  m->weights = std::make_unique<Weights>(dir + "/" + plan.at("weights_file").get<std::string>(), weights_bytes);
+  if (gpu) {
+    // The weights live on the device from here on.
+    std::vector<size_t> input_bytes;
+    for (const Tensor& t : m->inputs) input_bytes.push_back(t.bytes);
+    m->gpu = std::make_unique<tunectl::deploy_runtime::CudaRunner>(plan, tunectl_plan_cubins, m->weights->data(),
+                                                                   weights_bytes, input_bytes,
+                                                                   plan.at("arena_bytes").get<size_t>());
+    m->weights.reset();
+    return m;
+  }
   m->aligned_inputs.resize(m->inputs.size());
   m->input_addresses.resize(m->inputs.size());
   const size_t arena_bytes = round_up(plan.at("arena_bytes").get<size_t>() + 1);
@@ -249,6 +265,16 @@ int tunectl_model_run(tunectl_model* model, const void* const* inputs, void* con
     if (!outputs[i] && model->outputs[i].bytes > 0)
       return fail("tunectl_model_run: output " + model->outputs[i].name + " is NULL");
   std::lock_guard<std::mutex> lock(model->run_mutex);
+  if (model->gpu) {
+    std::vector<std::pair<size_t, size_t>> outputs_at;
+    for (const Tensor& t : model->outputs) outputs_at.emplace_back(t.offset, t.bytes);
+    try {
+      model->gpu->run(inputs, outputs, outputs_at);
+    } catch (const std::exception& e) {
+      return fail(std::string("tunectl_model_run: ") + e.what());
+    }
+    return 0;
+  }
   std::vector<const void*>& aligned = model->input_addresses;
   for (size_t i = 0; i < model->inputs.size(); ++i) {
     aligned[i] = inputs[i];

@@ -319,8 +319,9 @@ std::map<std::string, runtime::NDArray> Executor::run(const std::map<std::string
 }
 
 std::vector<PlannedLaunch> Executor::launch_plan() const {
+  // On a device the plan is the same: the arena at the same offsets, each
+  // constant and input in a buffer of its own (and nothing prepacked).
   const Impl& m = *impl_;
-  internal_check(!m.device, "launch_plan: the kernels run on a device");
   std::vector<PlannedLaunch> plan;
   for (size_t s = 0; s < m.launches.size(); ++s) {
     const Launch& l = m.launches[s];

@@ -1,7 +1,8 @@
-// The compiled-model packaging (deploy/) and its runtime's CPU check: the
-// runtime's feature test agrees with LLVM's view of this CPU, names are
-// sanitized, and GPU targets are refused. The library end to end (example.c,
-// threads, expected outputs) is test/cli/compile_test.sh.
+// The compiled-model packaging (deploy/) and its runtime's checks: the
+// runtime's CPU feature test agrees with LLVM's view of this CPU, a GPU
+// model's arch against the device's, names are sanitized. The library end to
+// end (example.c, threads, expected outputs) is test/cli/compile_test.sh; a
+// GPU model's, through a stand-in driver, test/deploy_gpu.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include "backend/backend.h"
 #include "deploy/model_library.h"
 #include "deploy_runtime/cpu_features.h"
+#include "deploy_runtime/cuda_runner.h"
 #include "graph/graph.h"
 #include "ir/error.h"
 
@@ -35,11 +37,14 @@ TEST_CASE("deploy: file names from model names", "[unit]") {
   CHECK(library_name("") == "model");
 }
 
-TEST_CASE("deploy: a GPU target is refused with a message", "[error]") {
-  graph::ExecutorOptions options;
-  options.backend = backend::make_backend(backend::resolve_target("cuda -arch=sm_90"));
-  CHECK_THROWS_WITH(write_model_library(graph::Graph{}, options, "m", "/nonexistent/never-created"),
-                    Catch::Contains("built for CPU (llvm) targets; cuda -arch=sm_90 is not one yet"));
+TEST_CASE("deploy: a GPU model runs on its own arch and on later minor versions only", "[unit]") {
+  CHECK_NOTHROW(deploy_runtime::check_gpu_arch("m", "sm_90", "sm_90", "H100"));
+  CHECK_NOTHROW(deploy_runtime::check_gpu_arch("m", "sm_80", "sm_86", "A10"));
+  CHECK_THROWS_WITH(deploy_runtime::check_gpu_arch("m", "sm_86", "sm_80", "A100"),
+                    Catch::Contains("model m was compiled for sm_86, and this GPU (A100) is sm_80") &&
+                        Catch::Contains("--target \"cuda -arch=sm_80\""));
+  CHECK_THROWS_WITH(deploy_runtime::check_gpu_arch("m", "sm_90", "sm_100", "B200"), Catch::Contains("is sm_100"));
+  CHECK_THROWS_WITH(deploy_runtime::check_gpu_arch("m", "znver4", "sm_90", "H100"), Catch::Contains("names no GPU arch"));
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 #include "codegen/cuda/cuda_source.h"
 #include "ir/dtype.h"
 #include "lower/launch_dims.h"
-#include "lower/lockstep_threads.h"
+#include "support/host_grid.h"
 
 namespace tunectl::testing {
 
@@ -51,30 +51,16 @@ inline unsigned short tc_f2h(float v) { return tc_to_half(v); }
 inline unsigned short tc_d2h(double v) { return tc_to_half(v); }
 )";
 
-struct ThreadState {
-  unsigned thread[3], block[3];
-};
-
-// A C function taking the kernel's arguments from an array of pointers.
+// A C function taking the kernel's arguments from an array of pointers,
+// and their count.
 std::string entry_point(const lower::LoweredFunc& f) {
   std::string call = f.name + "(";
   for (size_t i = 0; i < f.args.size(); ++i) {
     call += std::string(i ? ", " : "") + "(" + codegen::cuda::cuda_c_type(f.args[i]->dtype) + "*)args[" +
             std::to_string(i) + "]";
   }
-  return "extern \"C\" void tc_entry_" + f.name + "(void* const* args) { " + call + "); }\n";
-}
-
-// The block whose threads are running, and the module's tc_current.
-thread_local lower::LockstepThreads* running_block = nullptr;
-thread_local ThreadState** current_slot = nullptr;
-
-// __syncthreads: waits at the block's barrier, then names this thread to
-// the module again (the other threads have run in between).
-void sync_hook() {
-  ThreadState* me = *current_slot;
-  running_block->barrier();
-  *current_slot = me;
+  return "extern \"C\" void tc_entry_" + f.name + "(void* const* args) { " + call + "); }\n" +
+         "extern \"C\" const int tc_num_args_" + f.name + " = " + std::to_string(f.args.size()) + ";\n";
 }
 
 }  // namespace
@@ -104,35 +90,10 @@ CudaOnHost::~CudaOnHost() {
 }
 
 void CudaOnHost::run(const lower::LoweredFunc& func, const std::vector<runtime::NDArray*>& args) const {
-  auto entry = reinterpret_cast<void (*)(void* const*)>(dlsym(handle_, ("tc_entry_" + func.name).c_str()));
-  auto** current = static_cast<ThreadState**>(dlsym(handle_, "tc_current"));
-  auto* hook = static_cast<void (**)()>(dlsym(handle_, "tc_sync_hook"));
-  REQUIRE((entry && current && hook));
-  *hook = sync_hook;
   std::vector<void*> raw;
   for (runtime::NDArray* a : args) raw.push_back(a->raw());
   const lower::LaunchDims d = lower::launch_dims(func);
-  const auto threads = static_cast<size_t>(d.threads_per_block());
-  lower::LockstepThreads block(threads);
-  running_block = &block;
-  current_slot = current;
-  std::vector<ThreadState> states(threads);
-  for (int64_t bz = 0; bz < d.grid[2]; ++bz) {
-    for (int64_t by = 0; by < d.grid[1]; ++by) {
-      for (int64_t bx = 0; bx < d.grid[0]; ++bx) {
-        for (size_t t = 0; t < threads; ++t) {
-          const auto tx = static_cast<unsigned>(t % d.block[0]), ty = static_cast<unsigned>(t / d.block[0] % d.block[1]);
-          const auto tz = static_cast<unsigned>(t / (d.block[0] * d.block[1]));
-          states[t] = {{tx, ty, tz}, {static_cast<unsigned>(bx), static_cast<unsigned>(by), static_cast<unsigned>(bz)}};
-        }
-        block.run(threads, [&](size_t t) {
-          *current = &states[t];
-          entry(raw.data());
-        });
-      }
-    }
-  }
-  running_block = nullptr;
+  run_host_grid(handle_, func.name, d.grid, d.block, raw.data());
 }
 
 }  // namespace tunectl::testing

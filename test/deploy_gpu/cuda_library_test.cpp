@@ -1,0 +1,112 @@
+// A model compiled for a GPU (`tunectl compile --target cuda`), loaded and
+// run through its C API on a machine without one: the stand-in driver
+// (support/fake_cuda_driver.cpp) gives it host memory for device memory and
+// runs, for each cubin's kernel, the same lowered function's CUDA C compiled
+// for the host. So everything of the library but the driver and the cubins
+// is checked here: the plan's launches, grids and blocks, which buffer each
+// argument gets, the weights and inputs copied in and the outputs out. The
+// outputs must be the executor's (emulated) ones. On a GPU, test_gpu runs
+// kernels for real.
+#include <catch2/catch.hpp>
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <random>
+
+#include "backend/backend.h"
+#include "deploy/model_library.h"
+#include "deploy_runtime/tunectl_model.h"
+#include "graph/executor.h"
+#include "graph/import.h"
+#include "graph/partition.h"
+#include "graph/passes.h"
+#include "kernels/kernel_cache.h"
+#include "lower/lower.h"
+#include "support/cuda_on_host.h"
+
+namespace tunectl {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+template <typename F>
+F symbol(void* library, const char* name) {
+  auto f = reinterpret_cast<F>(dlsym(library, name));
+  INFO(name);
+  REQUIRE(f != nullptr);
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("deploy: a GPU model's library runs its plan through the driver (a stand-in driver)", "[cpu]") {
+  const fs::path dir = fs::temp_directory_path() / ("tunectl-deploy-gpu-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "host");
+  const graph::Graph g =
+      graph::simplify_graph(graph::import_onnx(std::string(TUNECTL_SOURCE_DIR) + "/models/small_cnn.onnx"));
+  graph::ExecutorOptions options;
+  options.backend = backend::make_backend(backend::resolve_target("cuda -arch=sm_90"));
+  const deploy::ModelLibrary lib = deploy::write_model_library(g, options, "small_cnn", (dir / "lib").string());
+  REQUIRE(lib.kernels > 0);
+
+  // The kernels as the library holds them (default GPU schedules), in CUDA C for the host.
+  std::map<std::string, lower::LoweredFunc> funcs;
+  for (const graph::Subgraph& sg : graph::partition(g)) {
+    const std::string key = sg.dag->workload_key();
+    if (!funcs.count(key))
+      funcs.emplace(key, lower::lower(options.backend->default_schedule(sg.dag), kernels::kernel_symbol(key),
+                                      options.backend->target()));
+  }
+  std::vector<const lower::LoweredFunc*> all;
+  for (const auto& [key, f] : funcs) all.push_back(&f);
+  REQUIRE(all.size() == lib.kernels);
+  const testing::CudaOnHost host(all, (dir / "host").string());
+  setenv("TUNECTL_FAKE_CUDA_KERNELS", (dir / "host" / "kernels.so").c_str(), 1);
+  // Loaded under its soname: the library's dlopen("libcuda.so.1") finds it.
+  void* driver = dlopen(TUNECTL_FAKE_CUDA, RTLD_NOW | RTLD_GLOBAL);
+  INFO(dlerror());
+  REQUIRE(driver != nullptr);
+
+  void* model_library = dlopen(lib.library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(model_library != nullptr);
+  auto create = symbol<tunectl_model* (*)(const char*)>(model_library, "tunectl_model_create");
+  auto run = symbol<int (*)(tunectl_model*, const void* const*, void* const*)>(model_library, "tunectl_model_run");
+  auto destroy = symbol<void (*)(tunectl_model*)>(model_library, "tunectl_model_destroy");
+  auto last_error = symbol<const char* (*)()>(model_library, "tunectl_model_last_error");
+  tunectl_model* model = create((dir / "lib").c_str());
+  INFO(last_error());
+  REQUIRE(model != nullptr);
+
+  REQUIRE(g.inputs.size() == 1);
+  std::mt19937_64 rng(7);
+  const graph::ValueInfo& info = g.info(g.inputs[0]);
+  runtime::NDArray input(info.dtype, info.shape);
+  input.fill_random(rng);
+  std::vector<runtime::NDArray> outputs;
+  std::vector<void*> output_addresses;
+  for (const std::string& name : g.outputs) {
+    outputs.emplace_back(g.info(name).dtype, g.info(name).shape);
+    output_addresses.push_back(outputs.back().raw());
+  }
+  const void* input_address = input.raw();
+  REQUIRE(run(model, &input_address, output_addresses.data()) == 0);
+
+  options.emulate = true;
+  graph::Executor executor(g, graph::partition(g), options);
+  const auto expected = executor.run({{g.inputs[0], input}});
+  for (size_t o = 0; o < g.outputs.size(); ++o) {
+    const runtime::CompareResult r = runtime::all_close(outputs[o], expected.at(g.outputs[o]), 1e-5, 1e-6);
+    INFO(g.outputs[o] << ": " << r.message);
+    CHECK(r.ok);
+  }
+  destroy(model);
+  dlclose(model_library);
+  fs::remove_all(dir);
+}
+
+}  // namespace tunectl
