@@ -18,30 +18,18 @@
 
 #include "backend/backend.h"
 #include "deploy/model_library.h"
-#include "deploy_runtime/tunectl_model.h"
 #include "graph/executor.h"
 #include "graph/import.h"
 #include "graph/partition.h"
 #include "graph/passes.h"
 #include "kernels/kernel_cache.h"
 #include "lower/lower.h"
+#include "support/compiled_model.h"
 #include "support/cuda_on_host.h"
 
 namespace tunectl {
 
-namespace {
-
 namespace fs = std::filesystem;
-
-template <typename F>
-F symbol(void* library, const char* name) {
-  auto f = reinterpret_cast<F>(dlsym(library, name));
-  INFO(name);
-  REQUIRE(f != nullptr);
-  return f;
-}
-
-}  // namespace
 
 TEST_CASE("deploy: a GPU model's library runs its plan through the driver (a stand-in driver)", "[cpu]") {
   const fs::path dir = fs::temp_directory_path() / ("tunectl-deploy-gpu-" + std::to_string(getpid()));
@@ -72,29 +60,14 @@ TEST_CASE("deploy: a GPU model's library runs its plan through the driver (a sta
   INFO(dlerror());
   REQUIRE(driver != nullptr);
 
-  void* model_library = dlopen(lib.library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  REQUIRE(model_library != nullptr);
-  auto create = symbol<tunectl_model* (*)(const char*)>(model_library, "tunectl_model_create");
-  auto run = symbol<int (*)(tunectl_model*, const void* const*, void* const*)>(model_library, "tunectl_model_run");
-  auto destroy = symbol<void (*)(tunectl_model*)>(model_library, "tunectl_model_destroy");
-  auto last_error = symbol<const char* (*)()>(model_library, "tunectl_model_last_error");
-  tunectl_model* model = create((dir / "lib").c_str());
-  INFO(last_error());
-  REQUIRE(model != nullptr);
-
   REQUIRE(g.inputs.size() == 1);
   std::mt19937_64 rng(7);
   const graph::ValueInfo& info = g.info(g.inputs[0]);
   runtime::NDArray input(info.dtype, info.shape);
   input.fill_random(rng);
   std::vector<runtime::NDArray> outputs;
-  std::vector<void*> output_addresses;
-  for (const std::string& name : g.outputs) {
-    outputs.emplace_back(g.info(name).dtype, g.info(name).shape);
-    output_addresses.push_back(outputs.back().raw());
-  }
-  const void* input_address = input.raw();
-  REQUIRE(run(model, &input_address, output_addresses.data()) == 0);
+  for (const std::string& name : g.outputs) outputs.emplace_back(g.info(name).dtype, g.info(name).shape);
+  testing::run_compiled_model(lib.library, (dir / "lib").string(), {input}, outputs);
 
   options.emulate = true;
   graph::Executor executor(g, graph::partition(g), options);
@@ -104,8 +77,6 @@ TEST_CASE("deploy: a GPU model's library runs its plan through the driver (a sta
     INFO(g.outputs[o] << ": " << r.message);
     CHECK(r.ok);
   }
-  destroy(model);
-  dlclose(model_library);
   fs::remove_all(dir);
 }
 

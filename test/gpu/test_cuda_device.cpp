@@ -1,15 +1,27 @@
 // CUDA kernels on the device: they compute the reference and what the GPU
 // emulator computes, and timing with CUDA events gives positive, finite
-// times; so does the cuBLAS baseline.
+// times; so does the cuBLAS baseline; a compiled GPU model's library
+// (tunectl compile --target cuda) computes what the executor does.
 #include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <random>
 
 #include "backend/backend.h"
 #include "baseline/cublas_sgemm.h"
 #include "baseline/cudnn_conv2d.h"
 #include "check/reference_check.h"
+#include "deploy/model_library.h"
+#include "graph/executor.h"
+#include "graph/import.h"
+#include "graph/partition.h"
+#include "graph/passes.h"
 #include "lower/gpu_emulator.h"
 #include "lower/lower.h"
 #include "ops/registry.h"
+#include "support/compiled_model.h"
 #include "support/gpu_schedules.h"
 
 namespace tunectl {
@@ -59,6 +71,30 @@ TEST_CASE("float16 kernels on the device convert as the reference rounds", "[gpu
       *s.dag, [&](const std::vector<runtime::NDArray*>& args) { kernel->pack_and_run(check::raw_pointers(args)); }, 5);
   INFO(r.message);
   CHECK(r.ok);
+}
+
+TEST_CASE("a compiled GPU model's library gives the executor's outputs on the device", "[gpu]") {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tunectl-gpu-library-" + std::to_string(getpid()));
+  const graph::Graph g =
+      graph::simplify_graph(graph::import_onnx(std::string(TUNECTL_SOURCE_DIR) + "/models/small_cnn.onnx"));
+  graph::ExecutorOptions options;
+  options.backend = device_backend();
+  const deploy::ModelLibrary lib = deploy::write_model_library(g, options, "small_cnn", dir.string());
+  std::mt19937_64 rng(7);
+  runtime::NDArray input(g.info(g.inputs.at(0)).dtype, g.info(g.inputs.at(0)).shape);
+  input.fill_random(rng);
+  std::vector<runtime::NDArray> outputs;
+  for (const std::string& name : g.outputs) outputs.emplace_back(g.info(name).dtype, g.info(name).shape);
+  testing::run_compiled_model(lib.library, dir.string(), {input}, outputs);
+  graph::Executor executor(g, graph::partition(g), options);
+  const auto expected = executor.run({{g.inputs[0], input}});
+  for (size_t o = 0; o < g.outputs.size(); ++o) {
+    const runtime::CompareResult r = runtime::all_close(outputs[o], expected.at(g.outputs[o]), 1e-5, 1e-6);
+    INFO(g.outputs[o] << ": " << r.message);
+    CHECK(r.ok);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("device timing gives finite positive times", "[gpu]") {
