@@ -520,10 +520,11 @@ std::string cuda_source(const std::vector<const lower::LoweredFunc*>& funcs) {
     internal_check(func->lowered_for == target::TargetKind::Cuda, "kernel ", func->name,
                    " was lowered for another kind of target than cuda (no barriers, no vthreads): lower it with "
                    "the cuda target");
-    out += "\n" + KernelWriter(lower::launch_dims(*func), indices_fit_int32(*func)).kernel(*func, func->name);
+    out += '\n';
+    out += KernelWriter(lower::launch_dims(*func), indices_fit_int32(*func)).kernel(*func, func->name);
     for (const lower::InputPacking& p : func->packings) {
-      out += "\n" + KernelWriter(lower::launch_dims(p.func), indices_fit_int32(p.func))
-                        .kernel(p.func, p.func.name);
+      out += '\n';
+      out += KernelWriter(lower::launch_dims(p.func), indices_fit_int32(p.func)).kernel(p.func, p.func.name);
     }
   }
   return out;
