@@ -32,6 +32,16 @@ void check_gpu_arch(const std::string& model, const std::string& built_arch, con
 CudaRunner::CudaRunner(const nlohmann::json& plan, const unsigned char* const* cubins, const void* weights,
                        size_t weights_bytes, const std::vector<size_t>& input_bytes, size_t arena_bytes)
     : driver_(runtime::CudaDriver::get()) {
+  try {
+    load(plan, cubins, weights, weights_bytes, input_bytes, arena_bytes);
+  } catch (...) {
+    release();  // what was loaded before the failure
+    throw;
+  }
+}
+
+void CudaRunner::load(const nlohmann::json& plan, const unsigned char* const* cubins, const void* weights,
+                      size_t weights_bytes, const std::vector<size_t>& input_bytes, size_t arena_bytes) {
   const std::string name = plan.at("name").get<std::string>();
   check_gpu_arch(name, plan.at("features").at(0).get<std::string>(), driver_.facts.arch, driver_.facts.device);
   const nlohmann::json& kernels = plan.at("kernels");
@@ -70,9 +80,13 @@ CudaRunner::CudaRunner(const nlohmann::json& plan, const unsigned char* const* c
   }
 }
 
-CudaRunner::~CudaRunner() {
+CudaRunner::~CudaRunner() { release(); }
+
+void CudaRunner::release() {
   for (runtime::CUdeviceptr b : buffers_) driver_.MemFree(b);
   for (runtime::CUmodule m : modules_) driver_.ModuleUnload(m);
+  buffers_.clear();
+  modules_.clear();
 }
 
 runtime::CUdeviceptr CudaRunner::allocate(size_t bytes) {

@@ -47,6 +47,9 @@ class CudaRunner {
     size_t kernel = 0;
     std::vector<runtime::CUdeviceptr> args;
   };
+  void load(const nlohmann::json& plan, const unsigned char* const* cubins, const void* weights, size_t weights_bytes,
+            const std::vector<size_t>& input_bytes, size_t arena_bytes);
+  void release();
   runtime::CUdeviceptr allocate(size_t bytes);
 
   const runtime::CudaDriver& driver_;
