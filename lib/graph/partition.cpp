@@ -60,7 +60,8 @@ class Partitioner {
   void place(int i) {
     const Node& n = g_.nodes[i];
     OpClass cls = op_class(n);
-    internal_check(cls != OpClass::Container, n.describe(), ": a container operator left after resolve_composites");
+    user_check(cls != OpClass::Container, n.describe(),
+               " works on sequences or optionals, which simplify_graph resolves before partitioning");
     if (cls == OpClass::Shape) {
       // Shape, Size and EyeLike read no values, only a shape: they need folding, not binding.
       for (size_t k = 0; k < n.inputs.size() && n.op_type != "Shape" && n.op_type != "Size" && n.op_type != "EyeLike";
