@@ -2,6 +2,8 @@
 
 #include <climits>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -70,13 +72,44 @@ int default_opset(const onnx::ModelProto& model, const std::string& path) {
 // Every graph output is a graph input, an initializer or a node's output.
 // Checked first: ONNX's checker lets such a model through, and its version
 // converter crashed on one (fuzzing found it).
+// The static dimensions a tensor type declares ("?" for a symbolic one),
+// or nothing when it declares no shape.
+std::optional<std::vector<std::string>> declared_dims(const onnx::TypeProto& type) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return std::nullopt;
+  std::vector<std::string> dims;
+  for (const auto& d : type.tensor_type().shape().dim()) dims.push_back(d.has_dim_value() ? std::to_string(d.dim_value()) : "?");
+  return dims;
+}
+
+// Whether two declarations of one value disagree: element types both given
+// and different, or shapes both given and different where both are static.
+bool declarations_disagree(const onnx::TypeProto& a, const onnx::TypeProto& b) {
+  const int ta = a.has_tensor_type() ? a.tensor_type().elem_type() : 0, tb = b.has_tensor_type() ? b.tensor_type().elem_type() : 0;
+  if (ta != 0 && tb != 0 && ta != tb) return true;
+  const auto da = declared_dims(a), db = declared_dims(b);
+  if (!da || !db) return false;
+  if (da->size() != db->size()) return true;
+  for (size_t i = 0; i < da->size(); ++i)
+    if ((*da)[i] != "?" && (*db)[i] != "?" && (*da)[i] != (*db)[i]) return true;
+  return false;
+}
+
 void check_outputs_produced(const onnx::GraphProto& graph) {
   std::set<std::string> defined;
-  for (const auto& in : graph.input()) defined.insert(in.name());
+  std::map<std::string, const onnx::TypeProto*> input_types;
+  for (const auto& in : graph.input()) {
+    defined.insert(in.name());
+    input_types[in.name()] = &in.type();
+  }
   for (const auto& init : graph.initializer()) defined.insert(init.name());
   for (const auto& node : graph.node()) defined.insert(node.output().begin(), node.output().end());
-  for (const auto& out : graph.output())
+  for (const auto& out : graph.output()) {
     user_check(defined.count(out.name()), "graph output '", out.name(), "' is not produced by any node");
+    // ONNX's shape inference reads such a value by one declaration, tunectl by the other.
+    auto in = input_types.find(out.name());
+    user_check(in == input_types.end() || !declarations_disagree(*in->second, out.type()), "'", out.name(),
+               "' is both a graph input and a graph output, declared with different types or shapes");
+  }
 }
 
 void upgrade_old_opset(onnx::ModelProto& model, int& opset, const std::string& path) {

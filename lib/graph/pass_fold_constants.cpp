@@ -15,6 +15,7 @@
 #include "graph/convert.h"
 #include "graph/passes.h"
 #include "ir/error.h"
+#include "ir/printer.h"
 #include "ops/op_util.h"
 #include "te/compute_dag.h"
 #include "te/evaluate.h"
@@ -90,6 +91,9 @@ void fold(const Node& node, Graph& g) {
   for (size_t k = 0; k < names.size(); ++k) {
     auto it = g.values.find(names[k]);
     bool known = it != g.values.end() && it->second.shape_known;
+    user_check(!known || ops::product(it->second.shape) == results.at(k).num_elements(), node.describe(),
+               ": output '", names[k], "' has shape ", ir::shape_to_string(known ? it->second.shape : std::vector<int64_t>{}),
+               " by the model's types, but its inputs make ", ir::shape_to_string(results.at(k).shape()));
     runtime::NDArray r = known ? runtime::with_shape(results.at(k), it->second.shape) : results.at(k);
     g.values[names[k]] = ValueInfo{r.dtype(), r.shape(), true};
     g.constants[names[k]] = std::move(r);

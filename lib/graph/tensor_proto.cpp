@@ -10,21 +10,15 @@
 
 namespace tunectl::graph {
 
-NamedTensor read_tensor_pb(const std::string& path) {
-  std::string bytes = read_protobuf_file(path, "tensor file");
-  onnx::TensorProto proto;
-  user_check(proto.ParseFromString(bytes), "'", path, "' is not a valid ONNX TensorProto file (truncated or corrupt)");
-  // Random bytes can parse as a message with unknown fields only; a tensor
-  // file always names its element type.
-  user_check(proto.has_data_type() && proto.data_type() != onnx::TensorProto::UNDEFINED, "'", path,
-             "' is not a valid ONNX TensorProto file: no element type");
+namespace {
+
+// A tensor of a .pb file: its data inline (a file has no folder of
+// external data).
+runtime::NDArray tensor_in_file(const onnx::TensorProto& proto, const std::string& path, const std::string& what) {
   user_check(proto.data_location() != onnx::TensorProto::EXTERNAL, "'", path,
              "': tensors with external data are not supported in tensor files");
-  std::string what = "tensor '" + proto.name() + "' in '" + path + "'";
-  return {proto.name(), tensor_from_proto(proto, what)};
+  return tensor_from_proto(proto, what);
 }
-
-namespace {
 
 void write_message(const std::string& path, const google::protobuf::Message& proto) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -35,7 +29,8 @@ void write_message(const std::string& path, const google::protobuf::Message& pro
 }
 
 // The tensors of a SequenceProto; UserError when it holds other values.
-std::vector<runtime::NDArray> sequence_tensors(const onnx::SequenceProto& s, const std::string& what) {
+std::vector<runtime::NDArray> sequence_tensors(const onnx::SequenceProto& s, const std::string& path,
+                                               const std::string& what) {
   user_check(s.tensor_values_size() == 0 || s.elem_type() == onnx::SequenceProto::TENSOR, what,
              " holds a sequence of something other than tensors");
   user_check(s.sparse_tensor_values_size() == 0 && s.sequence_values_size() == 0 && s.map_values_size() == 0 &&
@@ -43,7 +38,7 @@ std::vector<runtime::NDArray> sequence_tensors(const onnx::SequenceProto& s, con
              what, " holds a sequence of something other than tensors");
   std::vector<runtime::NDArray> out;
   for (int i = 0; i < s.tensor_values_size(); ++i)
-    out.push_back(tensor_from_proto(s.tensor_values(i), what + ", element " + std::to_string(i)));
+    out.push_back(tensor_in_file(s.tensor_values(i), path, what + ", element " + std::to_string(i)));
   return out;
 }
 
@@ -53,6 +48,18 @@ void sequence_to_proto(const std::vector<runtime::NDArray>& elements, onnx::Sequ
 }
 
 }  // namespace
+
+NamedTensor read_tensor_pb(const std::string& path) {
+  std::string bytes = read_protobuf_file(path, "tensor file");
+  onnx::TensorProto proto;
+  user_check(proto.ParseFromString(bytes), "'", path, "' is not a valid ONNX TensorProto file (truncated or corrupt)");
+  // Random bytes can parse as a message with unknown fields only; a tensor
+  // file always names its element type.
+  user_check(proto.has_data_type() && proto.data_type() != onnx::TensorProto::UNDEFINED, "'", path,
+             "' is not a valid ONNX TensorProto file: no element type");
+  std::string what = "tensor '" + proto.name() + "' in '" + path + "'";
+  return {proto.name(), tensor_in_file(proto, path, what)};
+}
 
 void write_tensor_pb(const std::string& path, const std::string& name, const runtime::NDArray& value) {
   onnx::TensorProto proto;
@@ -74,7 +81,7 @@ NamedComposite read_composite_pb(const std::string& path, ValueKind kind) {
     onnx::SequenceProto s;
     user_check(parses(s), what, " is not a valid ONNX SequenceProto file (truncated, corrupt or another kind of value)");
     out.name = s.name();
-    out.value.elements = sequence_tensors(s, what);
+    out.value.elements = sequence_tensors(s, path, what);
   } else {
     user_check(kind != ValueKind::Tensor, "read_composite_pb: a tensor is not a composite");
     onnx::OptionalProto o;
@@ -88,8 +95,8 @@ NamedComposite read_composite_pb(const std::string& path, ValueKind kind) {
                    (of_sequence ? !o.has_tensor_value() : !o.has_sequence_value()),
                what, " does not hold ", describe(kind));
     out.value.present = of_sequence ? o.has_sequence_value() : o.has_tensor_value();
-    if (o.has_tensor_value()) out.value.elements.push_back(tensor_from_proto(o.tensor_value(), what));
-    if (o.has_sequence_value()) out.value.elements = sequence_tensors(o.sequence_value(), what);
+    if (o.has_tensor_value()) out.value.elements.push_back(tensor_in_file(o.tensor_value(), path, what));
+    if (o.has_sequence_value()) out.value.elements = sequence_tensors(o.sequence_value(), path, what);
   }
   if (!out.value.elements.empty()) out.value.dtype = out.value.elements[0].dtype();
   for (const runtime::NDArray& e : out.value.elements)

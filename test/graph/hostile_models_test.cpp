@@ -71,6 +71,15 @@ TEST_CASE("hostile models are refused with the node or field named", "[unit][err
     test::save_model(m, path);
     CHECK_THROWS_WITH(import_onnx(path), Catch::Contains("graph output ')' is not produced by any node"));
   }
+  SECTION("a value that is both input and output, declared with two shapes (found by fuzzing)") {
+    auto m = test::make_model({1, 0, 1}, {4});
+    m.mutable_graph()->mutable_output(0)->set_name("x");
+    test::set_tensor_type(m.mutable_graph()->mutable_output(0), "x", {1, 1, 1});
+    test::add_node(m, "Relu", {"x"}, {"y"});
+    test::save_model(m, path);
+    CHECK_THROWS_WITH(import_onnx(path), Catch::Contains("'x' is both a graph input and a graph output, declared with "
+                                                         "different types or shapes"));
+  }
   SECTION("an opset from the future") {
     auto m = test::make_model({4}, {4});
     m.mutable_opset_import(0)->set_version(1000);

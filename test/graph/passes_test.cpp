@@ -125,6 +125,15 @@ TEST_CASE("draw_dropout_masks: a seeded training Dropout drops what numpy's gene
   }
 }
 
+TEST_CASE("fold_constants refuses a folded value whose declared shape holds another count", "[error][passes]") {
+  Builder b;
+  b.constant("c", hand::ints({1, 2, 3}));
+  b.node("Neg", {"c"}, {"y"}, {{2}}, {}, {ir::DType::Int64});  // declared [2], computes [3]
+  b.output("y");
+  REQUIRE_THROWS_WITH(fold_constants(b.g), Catch::Contains("output 'y' has shape [2] by the model's types, but its "
+                                                           "inputs make [3]"));
+}
+
 TEST_CASE("fold_constants folds a Shape->Gather->Unsqueeze->Concat->Reshape chain", "[unit][passes]") {
   // What torch.flatten(x, 1) exports to, with the Reshape's output shape
   // unknown to ONNX shape inference.
