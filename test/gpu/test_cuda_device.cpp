@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <random>
 
 #include "backend/backend.h"
 #include "baseline/cublas_sgemm.h"
@@ -81,19 +80,7 @@ TEST_CASE("a compiled GPU model's library gives the executor's outputs on the de
   graph::ExecutorOptions options;
   options.backend = device_backend();
   const deploy::ModelLibrary lib = deploy::write_model_library(g, options, "small_cnn", dir.string());
-  std::mt19937_64 rng(7);
-  runtime::NDArray input(g.info(g.inputs.at(0)).dtype, g.info(g.inputs.at(0)).shape);
-  input.fill_random(rng);
-  std::vector<runtime::NDArray> outputs;
-  for (const std::string& name : g.outputs) outputs.emplace_back(g.info(name).dtype, g.info(name).shape);
-  testing::run_compiled_model(lib.library, dir.string(), {input}, outputs);
-  graph::Executor executor(g, graph::partition(g), options);
-  const auto expected = executor.run({{g.inputs[0], input}});
-  for (size_t o = 0; o < g.outputs.size(); ++o) {
-    const runtime::CompareResult r = runtime::all_close(outputs[o], expected.at(g.outputs[o]), 1e-5, 1e-6);
-    INFO(g.outputs[o] << ": " << r.message);
-    CHECK(r.ok);
-  }
+  testing::check_compiled_model(g, options, lib.library, dir.string());
   std::filesystem::remove_all(dir);
 }
 

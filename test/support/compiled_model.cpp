@@ -4,6 +4,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <random>
+
+#include "graph/partition.h"
+
 #include "deploy_runtime/tunectl_model.h"
 
 namespace tunectl::testing {
@@ -41,6 +45,25 @@ void run_compiled_model(const std::string& library, const std::string& dir, cons
   CHECK(status == 0);
   destroy(model);
   dlclose(handle);
+}
+
+void check_compiled_model(const graph::Graph& g, const graph::ExecutorOptions& options, const std::string& library,
+                          const std::string& dir) {
+  REQUIRE(g.inputs.size() == 1);
+  std::mt19937_64 rng(7);
+  const graph::ValueInfo& info = g.info(g.inputs[0]);
+  runtime::NDArray input(info.dtype, info.shape);
+  input.fill_random(rng);
+  std::vector<runtime::NDArray> outputs;
+  for (const std::string& name : g.outputs) outputs.emplace_back(g.info(name).dtype, g.info(name).shape);
+  run_compiled_model(library, dir, {input}, outputs);
+  graph::Executor executor(g, graph::partition(g), options);
+  const auto expected = executor.run({{g.inputs[0], input}});
+  for (size_t o = 0; o < g.outputs.size(); ++o) {
+    const runtime::CompareResult r = runtime::all_close(outputs[o], expected.at(g.outputs[o]), 1e-5, 1e-6);
+    INFO(g.outputs[o] << ": " << r.message);
+    CHECK(r.ok);
+  }
 }
 
 }  // namespace tunectl::testing

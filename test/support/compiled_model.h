@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "graph/executor.h"
+#include "graph/graph.h"
 #include "runtime/ndarray.h"
 
 namespace tunectl::testing {
@@ -14,5 +16,10 @@ namespace tunectl::testing {
 // test (Catch) with the library's message when it refuses.
 void run_compiled_model(const std::string& library, const std::string& dir, const std::vector<runtime::NDArray>& inputs,
                         std::vector<runtime::NDArray>& outputs);
+
+// Runs the library compiled from g (one input) on a seeded random input and
+// checks every output against graph::Executor's run of g with `options`.
+void check_compiled_model(const graph::Graph& g, const graph::ExecutorOptions& options, const std::string& library,
+                          const std::string& dir);
 
 }  // namespace tunectl::testing
