@@ -8,7 +8,8 @@
 # kernels folder, replayed twice (byte-identical) and benched; the
 # hand-written SGEMM and ResNet-50 3x3 convolution against cuBLAS and cuDNN;
 # the bench suite's GPU workloads tuned and benched against cuBLAS/cuDNN
-# (their logs come back, for tuning_logs/); a measured tune of light
+# (their logs come back, for tuning_logs/), and Nsight Compute's sections
+# for the tuned kernels furthest behind; a measured tune of light
 # ResNet-50 seeded by the constructed log, benched.
 #
 # Here (a machine with the -dev packages):
@@ -53,7 +54,31 @@ t="$work/tunectl-bundle/tunectl"
 light=build-bundle/light
 
 step version 30 "$t" --version
-step test_gpu 120 "$work/tunectl-bundle/test_gpu" -d yes
+# test_gpu reads models/ from the tree it runs in, not the one it was built in.
+step test_gpu 120 env TUNECTL_SOURCE_DIR="$PWD" "$work/tunectl-bundle/test_gpu" -d yes
+
+# GPU libraries (`tunectl compile --target cuda`): each model's example
+# program, built with cc as a user builds it, runs on the device and its
+# outputs equal `tunectl run --target cuda` with the same log.
+compiled_example() {  # compiled_example MODEL LOG DIR
+  local model=$(realpath "$1") log=$(realpath "$2") dir=$3 name
+  name=$(basename "$model" .onnx)
+  "$t" compile "$model" --target cuda --log "$log" -o "$dir" || return
+  cd "$dir" || return
+  cc -O2 example.c -I. -L. -l"$name" -Wl,-rpath,'$ORIGIN' -o example || return
+  "$t" run "$model" --seed 1 --save-inputs in/ --output-dir want/ --output-format npy >/dev/null || return
+  mkdir -p out && ./example . out/ in/*.npy || return
+  local inputs=()
+  for f in in/*.npy; do inputs+=(--input "$(basename "$f" .npy)=$f"); done
+  "$t" run "$model" --target cuda --log "$log" "${inputs[@]}" --output-dir check/ --expected out/
+}
+export -f compiled_example
+export t
+step compiled_small_cnn 120 bash -c 'compiled_example "$@"' _ models/small_cnn.onnx tuning_logs/small_cnn.cuda.json \
+  "$work/small_cnn.compiled"
+[[ -f build-bundle/light_resnet50.cuda.json ]] &&
+  step compiled_resnet50 240 bash -c 'compiled_example "$@"' _ "$light/light_resnet50.onnx" \
+    build-bundle/light_resnet50.cuda.json "$work/light_resnet50.compiled"
 
 # Light models with default GPU schedules, outputs against the expected ones
 # (relative error of the whole output in float64).
@@ -100,6 +125,14 @@ for name in gemm_4096 conv3x3_resnet conv1x1_resnet conv7x7_stem conv3x3_s2_resn
     --time-budget "$seconds" --log "$out/logs/$name.cuda.json" --kernels "$work/$name.kernels"
 done
 step suite_bench 180 "$t" bench --target cuda --logs "$out/logs" --repeats 20
+# Nsight Compute's view of the tuned kernels furthest behind the vendor:
+# throughput against the chip's peaks, launch, occupancy, memory traffic.
+for name in conv3x3_s2_resnet conv1x1_s2_resnet dense_bert gemm_4096; do
+  mkdir -p "$work/ncu_$name" && cp "models/bench/$name.onnx" "$work/ncu_$name/"
+  step "ncu_$name" 120 ncu --kernel-name regex:'^(conv2d|matmul)' --launch-count 1 --section SpeedOfLight \
+    --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
+    "$t" bench --target cuda --suite "$work/ncu_$name" --logs "$out/logs" --repeats 1
+done
 mkdir -p "$work/no-logs"
 step suite_bench_untuned 180 "$t" bench --target cuda --logs "$work/no-logs" --untuned --repeats 20
 

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "backend/backend.h"
@@ -28,6 +29,13 @@ namespace tunectl {
 namespace {
 
 std::unique_ptr<backend::Backend> device_backend() { return backend::make_backend(backend::resolve_target("cuda")); }
+
+// The source tree: $TUNECTL_SOURCE_DIR where the tests run away from the
+// tree they were built from (the bundle on the lent GPU machine).
+std::string source_dir() {
+  const char* moved = std::getenv("TUNECTL_SOURCE_DIR");
+  return moved != nullptr ? moved : TUNECTL_SOURCE_DIR;
+}
 
 }  // namespace
 
@@ -76,7 +84,7 @@ TEST_CASE("a compiled GPU model's library gives the executor's outputs on the de
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("tunectl-gpu-library-" + std::to_string(getpid()));
   const graph::Graph g =
-      graph::simplify_graph(graph::import_onnx(std::string(TUNECTL_SOURCE_DIR) + "/models/small_cnn.onnx"));
+      graph::simplify_graph(graph::import_onnx(source_dir() + "/models/small_cnn.onnx"));
   graph::ExecutorOptions options;
   options.backend = device_backend();
   const deploy::ModelLibrary lib = deploy::write_model_library(g, options, "small_cnn", dir.string());
