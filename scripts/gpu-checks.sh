@@ -67,9 +67,13 @@ compiled_example() {  # compiled_example MODEL LOG DIR
   cd "$dir" || return
   cc -O2 example.c -I. -L. -l"$name" -Wl,-rpath,'$ORIGIN' -o example || return
   "$t" run "$model" --seed 1 --save-inputs in/ --output-dir want/ --output-format npy >/dev/null || return
-  mkdir -p out && ./example . out/ in/*.npy || return
-  local inputs=()
-  for f in in/*.npy; do inputs+=(--input "$(basename "$f" .npy)=$f"); done
+  local files=() inputs=() input
+  while read -r input; do  # run --save-inputs names a file after its input, '/' and ':' made '_'
+    files+=("in/$(tr '/:' '__' <<<"$input").npy")
+    inputs+=(--input "$input=${files[-1]}")
+  done < <(python3 -c 'import onnx, sys; g = onnx.load(sys.argv[1]).graph
+print("\n".join(i.name for i in g.input if i.name not in {t.name for t in g.initializer}))' "$model")
+  mkdir -p out && ./example . out/ "${files[@]}" || return
   "$t" run "$model" --target cuda --log "$log" "${inputs[@]}" --output-dir check/ --expected out/
 }
 export -f compiled_example
