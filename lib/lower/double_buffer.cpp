@@ -1,6 +1,5 @@
 #include "lower/double_buffer.h"
 
-#include <functional>
 #include <optional>
 #include <set>
 
@@ -9,6 +8,7 @@
 #include "ir/simplify.h"
 #include "ir/substitute.h"
 #include "lower/expand_buffer.h"
+#include "lower/fill_nest.h"
 
 namespace tunectl::lower {
 
@@ -37,47 +37,6 @@ Accesses accesses_of(const Stmt& s) {
   Accesses a;
   a.visit(s);
   return a;
-}
-
-// A loop that every thread of the block runs once with its own index; any
-// other loop (vthread ones included) runs its iterations in one thread.
-bool is_thread_loop(const ForNode* loop) {
-  return loop->for_kind == ForKind::ThreadBinding && loop->thread_tag != "vthread";
-}
-
-// The elements of the tile one thread stages in registers: the product of
-// the extents of the fill nest's loops that run in one thread. nullopt when
-// s is not a fill nest (loops and branches around one store).
-std::optional<int64_t> staged_elements(const Stmt& s) {
-  if (const auto* loop = s.as<ForNode>()) {
-    std::optional<int64_t> inner = staged_elements(loop->body);
-    if (!inner || is_thread_loop(loop)) return inner;
-    const auto* extent = loop->extent.as<IntImmNode>();
-    if (extent == nullptr) return std::nullopt;
-    return *inner * extent->value;
-  }
-  if (const auto* branch = s.as<IfThenElseNode>())
-    return branch->else_case ? std::nullopt : staged_elements(branch->then_case);
-  if (s.as<StoreNode>()) return 1;
-  return std::nullopt;
-}
-
-// The fill nest s with its store replaced by make(store, index), index the
-// store's position among the elements the thread stages. The loops that run
-// in one thread are unrolled, so that the staging array's indices are
-// constants and it lives in registers.
-using StoreMaker = std::function<Stmt(const StoreNode* store, const Expr& index)>;
-Stmt rebuild_fill(const Stmt& s, const Expr& index, const StoreMaker& make) {
-  if (const auto* loop = s.as<ForNode>()) {
-    if (is_thread_loop(loop))
-      return make_for(loop->var, loop->min, loop->extent, loop->for_kind, rebuild_fill(loop->body, index, make),
-                      loop->thread_tag);
-    const Expr inner = index * loop->extent + (loop->var - loop->min);
-    const ForKind kind = loop->for_kind == ForKind::Serial ? ForKind::Unrolled : loop->for_kind;
-    return make_for(loop->var, loop->min, loop->extent, kind, rebuild_fill(loop->body, inner, make), loop->thread_tag);
-  }
-  if (const auto* branch = s.as<IfThenElseNode>()) return make_if(branch->cond, rebuild_fill(branch->then_case, index, make));
-  return make(s.as<StoreNode>(), index);
 }
 
 // One pipelined fill of a loop's body: the statement, its tile, the two
@@ -157,7 +116,7 @@ class Pipeliner : public IRMutator {
                  " is not a loop nest of one store whose value reads only what the loop does not write");
       user_check(!read_before_fill.count(tile), "double_buffer: loop ", loop->var.name(), " reads ", tile->name,
                  " before filling it");
-      Fill f{item, stored_buffer(item), {}, {}};
+      Fill f{item, fill_store(item)->buffer, {}, {}};
       for (int t = 0; t < 2; ++t)
         f.tiles[t] = Buffer(tile->name + "." + std::to_string(t), tile->dtype, {tile->num_elements()}, tile->scope);
       f.staging = Buffer(tile->name + ".staged", tile->dtype, {*staged}, MemScope::Local);
@@ -220,12 +179,6 @@ class Pipeliner : public IRMutator {
       replaced_.insert(f.tile.get());
     }
     return simplify(result);
-  }
-
-  static const Buffer& stored_buffer(const Stmt& fill) {
-    if (const auto* loop = fill.as<ForNode>()) return stored_buffer(loop->body);
-    if (const auto* branch = fill.as<IfThenElseNode>()) return stored_buffer(branch->then_case);
-    return fill.as<StoreNode>()->buffer;
   }
 
   static bool replaced_here(const std::vector<Fill>& fills, const Buffer& b) {

@@ -11,6 +11,7 @@
 #include "lower/flatten.h"
 #include "lower/inject_virtual_threads.h"
 #include "lower/insert_barriers.h"
+#include "lower/unroll_fills.h"
 #include "lower/schedule_to_loops.h"
 #include "lower/simplify_loops.h"
 
@@ -46,6 +47,7 @@ const std::vector<Pass>& passes_for(target::TargetKind kind) {
       {"check_gpu_launch", check_gpu_launch},
       {"inject_virtual_threads", any_target<inject_virtual_threads>},
       {"double_buffer", any_target<double_buffer>},
+      {"unroll_fills", any_target<unroll_fills>},
       {"insert_barriers", any_target<insert_barriers>},
   };
   switch (kind) {

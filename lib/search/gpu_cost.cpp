@@ -10,6 +10,7 @@
 
 #include "ir/eval_index.h"
 #include "ir/functor.h"
+#include "lower/fill_nest.h"
 #include "lower/launch_dims.h"
 
 namespace tunectl::search {
@@ -26,6 +27,10 @@ constexpr double kLaunchSeconds = 3e-6;
 constexpr int64_t kBaseRegisters = 24;
 // Warps per SM from which latency is hidden (4 schedulers x 4 warps).
 constexpr double kWarpsToHideLatency = 16;
+// One trip to memory that the threads of a block wait for before a barrier
+// (seen on an H100: a 2-block kernel filling its tiles 1,024 times ran
+// 0.40 ms).
+constexpr double kFillLatencySeconds = 0.4e-6;
 
 // How far the flat index moves when var moves by one (from 0, every other
 // variable 0).
@@ -49,13 +54,14 @@ class CostWalker : public IRVisitor {
   double instructions = 0;    // thread instructions over the grid
   double l2_bytes = 0;        // sector traffic of global accesses
   double shared_transactions = 0;
+  double fill_rounds = 0;     // trips to memory a thread waits for in turn, filling shared tiles
   int64_t shared_bytes = 0;   // per block
   int64_t private_elements = 0;  // per thread, the largest set live at once
 
  protected:
   void visit_For(const ForNode* op) override {
     const int64_t extent = op->extent.as<IntImmNode>() != nullptr ? op->extent.as<IntImmNode>()->value : 1;
-    Level level{op->var, extent, op->for_kind, op->thread_tag};
+    Level level{op->var, extent, op->for_kind, op->thread_tag, lower::staged_elements(op->body).has_value()};
     loops_.push_back(level);
     if (op->for_kind == ForKind::Serial || op->for_kind == ForKind::Parallel) instructions += executions();
     IRVisitor::visit_For(op);
@@ -81,6 +87,21 @@ class CostWalker : public IRVisitor {
     for (const Expr& i : op->indices) IRVisitor::visit(i);
     instructions += n * (ops_ + 1);
     access(op->buffer, op->indices, n);
+    // A fill: a shared tile stored from global memory or from the registers
+    // that stage it (double_buffer).
+    if (shared_.count(op->buffer.get()) != 0 && loads_unshared(op->value))
+      pending_fill_ = std::max(pending_fill_, serial_fill_steps());
+  }
+
+  // The barrier after a fill waits for its loads: one trip to memory for
+  // each time a thread gets here.
+  void visit_Barrier(const BarrierNode*) override {
+    if (pending_fill_ == 0) return;
+    double runs = pending_fill_;
+    for (const Level& l : loops_)
+      if (l.kind != ForKind::ThreadBinding) runs *= static_cast<double>(l.extent);
+    fill_rounds += runs;
+    pending_fill_ = 0;
   }
 
   void visit_Load(const LoadNode* op) override {
@@ -106,7 +127,26 @@ class CostWalker : public IRVisitor {
     int64_t extent;
     ForKind kind;
     std::string tag;
+    bool in_fill;  // a loop of a fill nest (lower/fill_nest.h)
   };
+
+  bool loads_unshared(const Expr& e) const {
+    bool unshared = false;
+    post_order_visit(e, [&](const Expr& x) {
+      if (const auto* load = x.as<LoadNode>()) unshared = unshared || shared_.count(load->buffer.get()) == 0;
+    });
+    return unshared;
+  }
+
+  // The steps of the current fill one thread takes in turn: its loops that
+  // are neither thread-bound nor unrolled (whose loads are in flight
+  // together).
+  double serial_fill_steps() const {
+    double steps = 1;
+    for (const Level& l : loops_)
+      if (l.in_fill && l.kind == ForKind::Serial) steps *= static_cast<double>(l.extent);
+    return steps;
+  }
 
   template <typename Node>
   void float_op(const Node* op) {
@@ -168,6 +208,7 @@ class CostWalker : public IRVisitor {
   std::vector<Level> loops_;
   int64_t private_live_ = 0;
   double ops_ = 0;
+  double pending_fill_ = 0;  // the serial steps of the fills since the last barrier
 };
 
 }  // namespace
@@ -216,7 +257,14 @@ GpuCost estimate_gpu_cost(const lower::LoweredFunc& func, const target::GpuFacts
   // DRAM bandwidth needs loads in flight on most SMs.
   const double dram = gpu.dram_gbytes_per_s * 1e9 * std::max(0.05, std::min(1.0, busy_sms / gpu.sm_count));
   cost.memory_s = footprint / dram + walk.l2_bytes / (kL2OverDram * dram);
-  cost.seconds = std::max({cost.compute_s, cost.memory_s, cost.shared_s}) / latency_hidden + kLaunchSeconds;
+  // The blocks of a wave wait for their fills at once; while one block of
+  // an SM waits, the others there work, and a double-buffered block works
+  // on one tile while the next one's loads are in flight.
+  cost.latency_s = waves * walk.fill_rounds * kFillLatencySeconds;
+  const double throughput_s = std::max({cost.compute_s, cost.memory_s, cost.shared_s}) / latency_hidden;
+  const double overlap = func.double_buffered.empty() ? resident / busy_sms : std::numeric_limits<double>::infinity();
+  cost.seconds =
+      std::max(throughput_s, cost.latency_s) + std::min(throughput_s, cost.latency_s) / overlap + kLaunchSeconds;
   return cost;
 }
 

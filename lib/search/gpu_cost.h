@@ -12,12 +12,17 @@
 //            broadcast; the lanes of a vector access count as one)
 //   shared   warp-wide shared-memory transactions, each repeated by its bank
 //            conflict degree gcd(step, 32)
+//   latency  the trips to memory each thread waits for in turn at the
+//            barriers after its block's shared-tile fills (a fill's
+//            unrolled loads are in flight together), per wave
 // each over what the launch keeps busy: it runs in waves of the blocks
 // resident at once (blocks per SM from threads, shared memory and an
 // estimate of registers: 24 plus the thread's private elements), each wave
 // on the SMs and FP32 lanes its blocks fill (DRAM bandwidth in proportion to
-// the SMs busy); the largest term over how well the warps per SM hide
-// latency, plus a launch.
+// the SMs busy); the largest throughput term over how well the warps per SM
+// hide latency and the latency term add up, the smaller one divided by the
+// blocks resident per SM (which overlap one's waits with another's work;
+// double buffering overlaps them within a block), plus a launch.
 // The estimate is a time in seconds, for ranking programs of one task; it is
 // not a measurement.
 #pragma once
@@ -33,6 +38,7 @@ struct GpuCost {
   double compute_s = 0;
   double memory_s = 0;
   double shared_s = 0;
+  double latency_s = 0;
   int64_t blocks = 0;
   int64_t threads_per_block = 0;
   int64_t shared_bytes_per_block = 0;

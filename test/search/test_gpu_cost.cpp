@@ -91,6 +91,33 @@ TEST_CASE("gpu cost: a few large blocks compute on their own SMs' lanes only", "
   CHECK(big.seconds > small.seconds);
 }
 
+TEST_CASE("gpu cost: a block waits for every fill of its shared tiles", "[unit]") {
+  // K = 1024 in steps of 8 or 32: 128 or 32 trips to memory per thread when
+  // each fill's loads are in flight together (4 or 16 elements a thread,
+  // unrolled); 64 x 64 tiles over 2 x 2 threads store 128 elements a thread
+  // in a serial loop, a trip each.
+  const GpuTile t{2, 16, 4};
+  const search::GpuCost shallow = cost_of(schedule::gpu_matmul(1024, 1024, 1024, t, t, 8, true));
+  const search::GpuCost deep = cost_of(schedule::gpu_matmul(1024, 1024, 1024, t, t, 32, true));
+  const search::GpuCost serial = cost_of(schedule::gpu_matmul(1024, 1024, 1024, {1, 2, 32}, {1, 2, 32}, 8, true));
+  CHECK(shallow.latency_s == Approx(4 * deep.latency_s));
+  CHECK(serial.latency_s > 32 * shallow.latency_s);
+  CHECK(serial.seconds > shallow.seconds);
+  // A 2-block matrix-vector product filling its tiles 1,024 times (seen on an
+  // H100: 0.40 ms) waits about that long.
+  State few_steps = schedule::gpu_matmul(1, 1000, 2048, {1, 1, 1}, {1, 500, 1}, 2, true);
+  const search::GpuCost few = cost_of(few_steps);
+  CHECK(few.blocks == 2);
+  CHECK(few.seconds > 0.3e-3);
+  // Double-buffered, its two FMAs a step hide nothing: one barrier a step,
+  // each waiting for the loads issued a step before.
+  for (const char* tile : {"A.shared", "B.shared"})
+    few_steps.apply(schedule::PragmaStep{schedule::stage_named(few_steps, tile), 0, "double_buffer"});
+  const search::GpuCost pipelined = cost_of(few_steps);
+  CHECK(pipelined.latency_s == Approx(few.latency_s).epsilon(0.01));
+  CHECK(pipelined.seconds > 0.3e-3);
+}
+
 TEST_CASE("construction: deterministic, better than where it starts, and within what the compiler takes",
           "[unit]") {
   const auto dag = op_dag("matmul", {{"M", 256}, {"N", 256}, {"K", 256}});

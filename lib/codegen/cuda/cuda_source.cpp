@@ -162,12 +162,19 @@ bool indices_fit_int32(const lower::LoweredFunc& func) {
       buffer(op->buffer);
       IRVisitor::visit_Allocate(op);
     }
+    std::set<std::string> bound;  // hardware indices bound by the enclosing loops
     void visit_For(const ForNode* op) override {
       const auto* extent = op->extent.as<IntImmNode>();
       const int64_t saved = iterations;
-      iterations = extent ? iterations * std::max<int64_t>(extent->value, 1) : kLimit;
+      // A cooperative fetch binds threadIdx again: the same threads, no more
+      // iterations.
+      const bool rebound = op->for_kind == ForKind::ThreadBinding && bound.count(op->thread_tag) != 0;
+      if (!rebound) iterations = extent ? iterations * std::max<int64_t>(extent->value, 1) : kLimit;
       fits = fits && iterations < kLimit;
+      const bool binds = op->for_kind == ForKind::ThreadBinding && op->thread_tag != "vthread" && !rebound;
+      if (binds) bound.insert(op->thread_tag);
       if (fits) IRVisitor::visit_For(op);
+      if (binds) bound.erase(op->thread_tag);
       iterations = saved;
     }
   } scan;
