@@ -131,11 +131,11 @@ done
 step suite_bench 180 "$t" bench --target cuda --logs "$out/logs" --repeats 20
 # Nsight Compute's view of the tuned kernels furthest behind the vendor:
 # throughput against the chip's peaks, launch, occupancy, memory traffic.
-for name in conv3x3_s2_resnet conv1x1_s2_resnet dense_bert gemm_4096; do
-  mkdir -p "$work/ncu_$name" && cp "models/bench/$name.onnx" "$work/ncu_$name/"
-  step "ncu_$name" 120 ncu --kernel-name regex:'^(conv2d|matmul)' --launch-count 1 --section SpeedOfLight \
+# (`bench MODEL` names a subgraph's kernel sg_<task>.)
+for name in conv1x1_s2_resnet dense_bert gemm_4096; do
+  step "ncu_$name" 120 ncu --kernel-name regex:'^sg_' --launch-count 1 --section SpeedOfLight \
     --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
-    "$t" bench --target cuda --suite "$work/ncu_$name" --logs "$out/logs" --repeats 1
+    "$t" bench "models/bench/$name.onnx" --target cuda --log "$out/logs/$name.cuda.json" --tuned-only --repeats 1
 done
 mkdir -p "$work/no-logs"
 step suite_bench_untuned 180 "$t" bench --target cuda --logs "$work/no-logs" --untuned --repeats 20
