@@ -82,6 +82,23 @@ TEST_CASE("the CUDA source says what the schedule says", "[gpu-emulator]") {
   CHECK_THAT(b.compiled.ptx, Catch::Contains(".target sm_80"));
 }
 
+TEST_CASE("indices are 32-bit where every index expression stays within 32 bits", "[gpu-emulator]") {
+  const target::Target sm90 = schedule::cuda_target("sm_90");
+  // A 4096^3 matmul makes 2^36 multiply-adds, but no index of it passes
+  // 2^24: loop variables, constants and index arithmetic are int.
+  const std::string gemm =
+      cuda_source(lower::lower(schedule::gpu_matmul(4096, 4096, 4096, {2, 16, 4}, {2, 16, 4}, 8), "gemm", sm90));
+  CHECK_THAT(gemm, Catch::Contains("const int v_"));
+  CHECK_THAT(gemm, !Catch::Contains("long long"));
+  // A 65536 x 65536 ReLU, one thread per element: its fused index reaches
+  // 2^32, so every index is 64-bit.
+  const auto relu = std::make_shared<const te::ComputeDAG>(ops::make_op_dag("relu", {{"shape", {65536, 65536}}}));
+  const std::string wide = cuda_source(lower::lower(schedule::gpu_default_schedule(relu), "relu", sm90));
+  CHECK_THAT(wide, Catch::Contains("const long long v_"));
+  // Tiled kernels run on the host as CUDA C compute the reference with
+  // 32-bit indices ("the CUDA source says what the schedule says", above).
+}
+
 TEST_CASE("a double-buffered kernel stages its tiles in registers and asks for 16 warps per SM", "[gpu-emulator]") {
   require_nvrtc();
   const target::Target sm90 = schedule::cuda_target("sm_90");

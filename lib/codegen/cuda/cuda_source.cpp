@@ -147,35 +147,56 @@ std::set<const BufferNode*> stored_buffers(const Stmt& body) {
   return stores.buffers;
 }
 
-// Whether every index of func fits 32 bits: buffers and loop nests of fewer
-// than 2^31 elements and iterations, constants below 2^31. 32-bit index
+// Whether every index of func fits 32 bits: buffers of fewer than 2^31
+// elements, constants below 2^31, and every integer expression of loop
+// variables over the loops' ranges, each intermediate included (the
+// fused * 4 + i before a division), bounded within 32 bits. 32-bit index
 // arithmetic is what GPUs do natively (64-bit takes two instructions and
 // two registers per value).
 bool indices_fit_int32(const lower::LoweredFunc& func) {
   constexpr int64_t kLimit = int64_t{1} << 31;
   struct Scan : IRVisitor {
     bool fits = true;
-    int64_t iterations = 1;  // of the enclosing loops
+    VarMap<IntBound> loops;  // the enclosing loops' variables and ranges
     void buffer(const Buffer& b) { fits = fits && b->num_elements() < kLimit; }
-    void visit_IntImm(const IntImmNode* op) override { fits = fits && op->value < kLimit && op->value > -kLimit; }
+    // The expressions computed from loop variables alone, with their bounds.
+    void index(const Expr& e) {
+      post_order_visit(e, [&](const Expr& x) {
+        if (!fits || !is_int(x.dtype())) return;
+        if (x.as<VarNode>() != nullptr && loops.count(Var(x)) == 0) fits = false;  // not a loop's: unknown
+        if (const auto* c = x.as<IntImmNode>()) fits = fits && c->value < kLimit && c->value > -kLimit;
+        if (!fits || reads_memory(x)) return;
+        const IntBound b = const_int_bound(x, loops);
+        fits = b.min > -kLimit && b.max < kLimit;
+      });
+    }
+    static bool reads_memory(const Expr& e) {
+      bool reads = false;
+      post_order_visit(e, [&](const Expr& x) { reads = reads || x.as<LoadNode>() != nullptr; });
+      return reads;
+    }
     void visit_Allocate(const AllocateNode* op) override {
       buffer(op->buffer);
       IRVisitor::visit_Allocate(op);
     }
-    std::set<std::string> bound;  // hardware indices bound by the enclosing loops
     void visit_For(const ForNode* op) override {
+      const auto* min = op->min.as<IntImmNode>();
       const auto* extent = op->extent.as<IntImmNode>();
-      const int64_t saved = iterations;
-      // A cooperative fetch binds threadIdx again: the same threads, no more
-      // iterations.
-      const bool rebound = op->for_kind == ForKind::ThreadBinding && bound.count(op->thread_tag) != 0;
-      if (!rebound) iterations = extent ? iterations * std::max<int64_t>(extent->value, 1) : kLimit;
-      fits = fits && iterations < kLimit;
-      const bool binds = op->for_kind == ForKind::ThreadBinding && op->thread_tag != "vthread" && !rebound;
-      if (binds) bound.insert(op->thread_tag);
-      if (fits) IRVisitor::visit_For(op);
-      if (binds) bound.erase(op->thread_tag);
-      iterations = saved;
+      if (min == nullptr || extent == nullptr) {
+        fits = false;
+        return;
+      }
+      loops[op->var] = loop_bound(min->value, extent->value);
+      if (fits) IRVisitor::visit(op->body);
+      loops.erase(op->var);
+    }
+    void visit_Store(const StoreNode* op) override {
+      for (const Expr& i : op->indices) index(i);
+      index(op->value);
+    }
+    void visit_IfThenElse(const IfThenElseNode* op) override {
+      index(op->cond);
+      IRVisitor::visit_IfThenElse(op);
     }
   } scan;
   for (const Buffer& b : func.args) scan.buffer(b);
