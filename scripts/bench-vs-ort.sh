@@ -12,7 +12,8 @@
 # ratio. Both sides use THREADS threads (default: all cores).
 #
 # Environment: THREADS, ROUNDS (5), RUNS (20), TUNECTL (build/cmd/tunectl),
-# ORT_HOME (where scripts/ort/install.sh puts onnxruntime-node; default
+# TARGET (tunectl's --target, default this CPU: e.g. "llvm -mcpu=znver4" to
+# run a log tuned for Zen 4 on a newer CPU), ORT_HOME (where scripts/ort/install.sh puts onnxruntime-node; default
 # ~/.cache/tunectl/bench-vs-ort).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -37,6 +38,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 log_args=()
 [ -z "$log" ] || log_args=(--log "$log")
+[ -z "${TARGET:-}" ] || log_args+=(--target "$TARGET")
 
 echo "== $model: outputs of tunectl${log:+ (tuned by $log)} against ONNX Runtime, same inputs"
 input_args=()
@@ -47,6 +49,7 @@ ort check "$model" "$work/outputs"
 echo "== $threads threads, $rounds rounds of $runs back-to-back runs each"
 bench_args=()
 [ -z "$log" ] || bench_args=(--log "$log" --tuned-only)
+[ -z "${TARGET:-}" ] || bench_args+=(--target "$TARGET")
 ort_ms=()
 tunectl_ms=()
 time_ort() { ort time "$model" "$runs" | sed -n 's/.*"median_ms":\([0-9.e+-]*\).*/\1/p'; }
