@@ -56,6 +56,7 @@ light=build-bundle/light
 step version 30 "$t" --version
 # test_gpu reads models/ from the tree it runs in, not the one it was built in.
 step test_gpu 120 env TUNECTL_SOURCE_DIR="$PWD" "$work/tunectl-bundle/test_gpu" -d yes
+step gpu_cli 300 bash test/cli/gpu_test.sh "$t" "$PWD" "$light"
 
 # GPU libraries (`tunectl compile --target cuda`): each model's example
 # program, built with cc as a user builds it, runs on the device and its
