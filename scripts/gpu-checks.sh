@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The checks of the CUDA path that need a GPU, as one script for the lent
 # GPU machine (README, section "CUDA"), most telling first: the `gpu`
-# tests; the light models run on the device against their expected outputs
-# (the whole model kept on the device); light ResNet-50 with a constructed
-# log end to end against PyTorch eager and torch.compile of the same graph
-# (scripts/torch_bench.py); a measured tune of the shipped model with its
-# kernels folder, replayed twice (byte-identical) and benched; the
+# tests (test_gpu, and test/cli/gpu_test.sh: a short measured tune replayed
+# twice byte-identical and benched, the light models against their expected
+# outputs with the whole model kept on the device); small_cnn and light
+# ResNet-50 compiled into GPU libraries run by their example programs; light
+# ResNet-50 with a constructed log end to end against PyTorch eager and
+# torch.compile of the same graph (scripts/torch_bench.py); a measured tune
+# of the shipped model with its kernels folder, benched; the
 # hand-written SGEMM and ResNet-50 3x3 convolution against cuBLAS and cuDNN;
 # the bench suite's GPU workloads tuned and benched against cuBLAS/cuDNN
 # (their logs come back, for tuning_logs/), and Nsight Compute's sections
@@ -56,6 +58,8 @@ light=build-bundle/light
 step version 30 "$t" --version
 # test_gpu reads models/ from the tree it runs in, not the one it was built in.
 step test_gpu 120 env TUNECTL_SOURCE_DIR="$PWD" "$work/tunectl-bundle/test_gpu" -d yes
+# A short measured tune, two byte-identical replays, bench, and the light
+# models against their expected outputs (test/cli/gpu_test.sh).
 step gpu_cli 300 bash test/cli/gpu_test.sh "$t" "$PWD" "$light"
 
 # GPU libraries (`tunectl compile --target cuda`): each model's example
@@ -85,17 +89,6 @@ step compiled_small_cnn 120 bash -c 'compiled_example "$@"' _ models/small_cnn.o
   step compiled_resnet50 240 bash -c 'compiled_example "$@"' _ "$light/light_resnet50.onnx" \
     build-bundle/light_resnet50.cuda.json "$work/light_resnet50.compiled"
 
-# Light models with default GPU schedules, outputs against the expected ones
-# (relative error of the whole output in float64).
-for model in "$light"/*.onnx; do
-  [[ -f $model ]] || continue  # build-bundle/light not carried
-  name=$(basename "$model" .onnx)
-  input=$(python3 -c 'import onnx,sys; g = onnx.load(sys.argv[1]).graph
-print(next(i.name for i in g.input if i.name not in {t.name for t in g.initializer}))' "$model")
-  step "run_$name" 120 bash -c "'$t' run '$model' --target cuda --input '$input=$light/${name}_input_0.pb' \
-    --output-dir '$work/$name' && python3 scripts/compare_tensors.py '$light/${name}_output_0.pb' '$work/$name'/*.pb"
-done
-
 # Light ResNet-50 end to end: the constructed log's kernels against PyTorch.
 r50=$light/light_resnet50.onnx
 [[ -f build-bundle/light_resnet50.cuda.json ]] && cp build-bundle/light_resnet50.cuda.json "$out/light_resnet50.cuda.json"
@@ -106,12 +99,10 @@ step profile_resnet50_constructed 60 "$t" bench "$r50" --target cuda --log build
 step torch_resnet50 240 python3 scripts/torch_bench.py "$r50" "$light/light_resnet50_input_0.pb" \
   "$light/light_resnet50_output_0.pb" 50
 
-# A measured tune of the shipped model with its kernels folder, replay
-# twice (byte-identical folders), the model benched with the log.
+# A measured tune of the shipped model for tuning_logs/ (gpu_cli above
+# replays its short tune twice), the model benched with the log.
 step tune_small_cnn $((tune_seconds + 60)) "$t" tune models/small_cnn.onnx --target cuda \
   --trials 1000 --time-budget "$tune_seconds" --log "$out/small_cnn.cuda.json" --kernels "$work/small_cnn.kernels"
-step replay_twice 90 bash -c "'$t' replay '$out/small_cnn.cuda.json' --kernels '$work/r1' &&
-  '$t' replay '$out/small_cnn.cuda.json' --kernels '$work/r2' && diff -r '$work/r1' '$work/r2' && echo identical"
 step bench_small_cnn 60 "$t" bench models/small_cnn.onnx --target cuda --log "$out/small_cnn.cuda.json"
 
 step bench_core 90 "$t" bench --core --target cuda --size 4096 --repeats 20
