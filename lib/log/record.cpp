@@ -70,6 +70,11 @@ MeasureResult result_from_json(const json& j) {
 
 }  // namespace
 
+std::string MeasureResult::error_text() const {
+  if (ok()) return "";
+  return error_message.empty() ? to_string(error) : std::string(to_string(error)) + ": " + error_message;
+}
+
 const char* to_string(MeasureError e) {
   switch (e) {
 #define TUNECTL_ERROR_NAME(name, text) \

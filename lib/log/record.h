@@ -77,6 +77,8 @@ struct MeasureResult {
   bool ok() const { return error == MeasureError::None; }
   // Median of costs; +infinity on error.
   double median_cost() const;
+  // "kind: message" of an error ("" when ok).
+  std::string error_text() const;
 };
 
 struct Record {

@@ -125,8 +125,10 @@ struct MeasureOptions {
   // Resource limits of a worker (setrlimit), so that a runaway candidate
   // cannot take the machine: its address space may grow by this much beyond
   // what it inherits (an allocation past it fails: the candidate's error;
-  // see kWorkerMemoryLimited), and each build or run may use this much CPU time, all threads
-  // together (past it SIGXCPU ends the worker). 0: no limit.
+  // see kWorkerMemoryLimited; not with a GPU backend, whose driver reserves
+  // far more address space than it uses), and each build or run may use
+  // this much CPU time, all threads together (past it SIGXCPU ends the
+  // worker). 0: no limit.
   int64_t worker_memory_mib = 4096;
   double worker_cpu_seconds = 300;
   // Fault-injection hooks for tests only. before_build: the worker calls it

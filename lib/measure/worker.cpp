@@ -42,9 +42,12 @@ void reset_signals() {
 }
 
 // The worker's address space may grow by options.worker_memory_mib beyond
-// what it inherited from the parent (its heap, LLVM, thread stacks).
+// what it inherited from the parent (its heap, LLVM, thread stacks). Not
+// where candidates run on a GPU: the CUDA driver reserves address space for
+// the device's memory and every context (tens of GiB, never touched), so
+// under such a limit cuInit fails and every candidate with it.
 void limit_memory(const MeasureOptions& options) {
-  if (options.worker_memory_mib <= 0 || !kWorkerMemoryLimited) return;
+  if (options.worker_memory_mib <= 0 || !kWorkerMemoryLimited || options.backend->builds_device_code()) return;
   long pages = 0;
   std::ifstream("/proc/self/statm") >> pages;  // VmSize in pages
   const rlim_t limit = static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) +

@@ -42,7 +42,7 @@ ResumeState resume_from_log(const std::vector<log::Record>& records, const std::
     ResumedTask& rt = out.tasks[t];
     ++rt.trials;
     ++out.trials;
-    if (!r.result.ok()) ++rt.errors;
+    if (!r.result.ok() && rt.errors++ == 0) rt.first_error = r.result.error_text();
     costs[t].push_back(cost);
     try {
       schedule::State state = schedule::replay(tasks[t].dag, r.steps);

@@ -40,6 +40,16 @@ std::string time_split_line(const TimeSplit& t, double wall_s) {
 }
 
 // The bugs met, each with its reproduction (at most kShown of them).
+// Why each task without a valid program has none: its first failure.
+std::string failed_tasks_text(const TuneSummary& summary) {
+  std::string out;
+  for (const TaskSummary& t : summary.tasks) {
+    if (std::isfinite(t.best_cost) || t.first_error.empty()) continue;
+    out += "  " + t.name + ": every measurement failed; the first: " + t.first_error + "\n";
+  }
+  return out.empty() ? "" : "tasks without a valid program:\n" + out;
+}
+
 std::string bugs_text(const TuneSummary& summary) {
   constexpr size_t kShown = 5;
   if (summary.bugs.empty()) return "";
@@ -103,6 +113,7 @@ std::string summary_table(const TuneSummary& summary) {
     out += "no program was timed: the costs are the analytic model's estimates (construction), the records are "
            "marked estimated\n";
   out += time_split_line(summary.time, summary.wall_seconds);
+  out += failed_tasks_text(summary);
   out += bugs_text(summary);
   return out;
 }

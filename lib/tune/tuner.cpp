@@ -115,6 +115,7 @@ void Tuner::resume() {
     runs_[t].best_cost = rt.best_cost;
     summary_.tasks[t].trials = rt.trials;
     summary_.tasks[t].errors = rt.errors;
+    summary_.tasks[t].first_error = rt.first_error;
     if (!rt.history.empty()) scheduler_.restore(static_cast<int>(t), rt.history);
   }
   if (!state.features.empty()) model_->update(state.features, state.throughputs);
@@ -186,7 +187,7 @@ void Tuner::tune_round(int t) {
     throughputs.push_back(r.ok() && cost > 0 ? tasks_[t].flops / cost : 0.0);
     ++summary_.new_trials;
     ++summary_.tasks[t].trials;
-    if (!r.ok()) ++summary_.tasks[t].errors;
+    if (!r.ok() && summary_.tasks[t].errors++ == 0) summary_.tasks[t].first_error = r.error_text();
     show_progress(t, false);
   };
   if (stop_reason().empty()) measurer_->measure_each(inputs, record, [&] { return !stop_reason().empty(); });

@@ -64,6 +64,7 @@ struct TaskSummary {
   double flops = 0;
   int trials = 0;           // measurements of this task, resumed ones included
   int errors = 0;           // of those, error records
+  std::string first_error;  // the first error record's kind and message (why a task has no program)
   int rounds = 0;
   double best_cost = 0;     // seconds; +inf when no valid program
   std::string status;       // tasks::to_string(TaskStatus), or "exhausted" (search space ran dry)

@@ -74,14 +74,19 @@ TEST_CASE("the summary table has a row per task, shares and totals", "[tune]") {
   CHECK(table.find("trial budget") != std::string::npos);
 }
 
-TEST_CASE("the summary table shows a task without a valid program as dashes", "[tune]") {
+TEST_CASE("the summary table shows a task without a valid program as dashes, and why it has none", "[tune]") {
   tune::TuneSummary s;
-  s.tasks = {task_summary("only", 1, 1e6, kInf, 3, 3)};
+  s.tasks = {task_summary("only", 1, 1e6, kInf, 3, 3), task_summary("fine", 1, 1e6, 1e-3, 3, 1)};
+  s.tasks[0].first_error = "compile_device_error: kernel k spills registers";
+  s.tasks[1].first_error = "wrong_answer: off by one";
   const std::string table = tune::summary_table(s);
   INFO(table);
   CHECK(table.find("only") != std::string::npos);
   // No share without a latency (the wall-time line below has its own).
   CHECK(table.substr(0, table.find("wall time:")).find('%') == std::string::npos);
+  CHECK(table.find("tasks without a valid program:\n  only: every measurement failed; the first: "
+                   "compile_device_error: kernel k spills registers\n") != std::string::npos);
+  CHECK(table.find("off by one") == std::string::npos);  // a task with a program lists no failure
 }
 
 TEST_CASE("the summary table says where the wall time went", "[tune]") {
@@ -154,6 +159,7 @@ TEST_CASE("resume counts each program once, ignores other tasks and estimates, s
   REQUIRE(s.tasks.size() == 2);
   CHECK(s.tasks[0].trials == 4);
   CHECK(s.tasks[0].errors == 1);
+  CHECK(s.tasks[0].first_error == "instantiation_error: bad");
   CHECK(s.tasks[0].measured.size() == 2);
   CHECK(s.tasks[0].best_cost == 1e-3);
   CHECK(s.tasks[0].history == std::vector<double>{1e-3, 1e-3});
