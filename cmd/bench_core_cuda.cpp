@@ -29,15 +29,17 @@ namespace {
 // memory, filled with float4 loads (stages: A, A.shared, B, B.shared,
 // matmul.local, matmul once all steps are in); with double_buffer, both
 // tiles double-buffered, the next k step's loads in flight during this
-// one's FMAs. n must be a multiple of 128.
-std::string hand_gpu_matmul_steps(int64_t n, bool double_buffer) {
+// one's FMAs; with k_major, A's tile stored k-major (a thread's 4 rows
+// side by side: float4 fragment loads). n must be a multiple of 128.
+std::string hand_gpu_matmul_steps(int64_t n, bool double_buffer, bool k_major) {
   const std::string s = std::to_string(n), s2 = std::to_string(n * n);
   return R"([["CHW", 2, "local"],
     ["SP", 3, 0, )" + s + R"(, [2, 16, 4], true], ["SP", 3, 4, )" + s + R"(, [2, 16, 4], true],
     ["RE", 3, [0, 4, 1, 5, 2, 6, 3, 7]], ["FU", 3, [0, 1]], ["FU", 3, [1, 2]], ["FU", 3, [2, 3]],
     ["AN", 3, 0, "blockIdx.x"], ["AN", 3, 1, "vthread"], ["AN", 3, 2, "threadIdx.x"],
     ["CA", 2, 3, 2], ["SP", 2, 2, )" + s + R"(, [8], true], ["RE", 2, [2, 3, 0, 1]],
-    ["CHR", 0, "shared", [2]], ["CA", 1, 3, 0], ["FU", 1, [0, 1]], ["SP", 1, 0, )" + s2 + R"(, [256, 4], true],
+    ["CHR", 0, "shared", [2]],)" + (k_major ? R"( ["SO", 1, [1, 0]],)" : "") + R"( ["CA", 1, 3, 0], ["FU", 1, [0, 1]],
+    ["SP", 1, 0, )" + s2 + R"(, [256, 4], true],
     ["AN", 1, 1, "threadIdx.x"], ["AN", 1, 2, "vectorize"],
     ["CHR", 2, "shared", [3]], ["CA", 3, 4, 0], ["FU", 3, [0, 1]], ["SP", 3, 0, )" + s2 + R"(, [256, 4], true],
     ["AN", 3, 1, "threadIdx.x"], ["AN", 3, 2, "vectorize"])" +
@@ -108,11 +110,12 @@ void run_bench_core_cuda(const BenchOptions& o) {
   cublas.run(a.data<float>(), b.data<float>(), mm_expected.data<float>());
   const runtime::Timing t_cublas = cublas.time(timing);
   const std::string mm_name = "matmul " + std::to_string(n) + "^3";
-  for (bool double_buffer : {false, true}) {
-    const runtime::Timing t = run_hand_schedule(o, mm, hand_gpu_matmul_steps(n, double_buffer), {&a, &b, &c},
-                                                mm_expected, timing);
-    rows.push_back({mm_name + ": tunectl hand" + (double_buffer ? ", double-buffered" : ""), t, mm->flop_count(),
-                    t_cublas.median()});
+  for (const auto& [double_buffer, k_major] : {std::pair{false, false}, {true, false}, {true, true}}) {
+    const runtime::Timing t = run_hand_schedule(o, mm, hand_gpu_matmul_steps(n, double_buffer, k_major),
+                                                {&a, &b, &c}, mm_expected, timing);
+    rows.push_back({mm_name + ": tunectl hand" + (double_buffer ? ", double-buffered" : "") +
+                        (k_major ? ", A k-major" : ""),
+                    t, mm->flop_count(), t_cublas.median()});
   }
   rows.push_back({mm_name + ": cuBLAS SGEMM", t_cublas, mm->flop_count(), t_cublas.median()});
 
@@ -137,8 +140,8 @@ void run_bench_core_cuda(const BenchOptions& o) {
     std::printf("%-48s %10.4f %7.1f%% %10.1f %9.2fx\n", r.name.c_str(), m * 1e3,
                 (r.time.max() - r.time.min()) / m * 100, r.flops / m * 1e-9, r.vendor_seconds / m);
   }
-  std::printf("\nhand GPU schedule steps:\n  matmul (double-buffered): %s\n  conv3x3: %s\n",
-              nlohmann::json::parse(hand_gpu_matmul_steps(n, true)).dump().c_str(),
+  std::printf("\nhand GPU schedule steps:\n  matmul (double-buffered, A k-major): %s\n  conv3x3: %s\n",
+              nlohmann::json::parse(hand_gpu_matmul_steps(n, true, true)).dump().c_str(),
               nlohmann::json::parse(conv_steps).dump().c_str());
 }
 

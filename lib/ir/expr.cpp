@@ -131,11 +131,13 @@ int64_t BufferNode::num_elements() const {
   return n;
 }
 
-Buffer::Buffer(std::string name, DType dtype, std::vector<int64_t> shape, MemScope scope) {
+Buffer::Buffer(std::string name, DType dtype, std::vector<int64_t> shape, MemScope scope, std::vector<int> axis_order) {
   // Empty buffers (a dimension of 0) exist for the reference evaluator and
   // constant folding; the executor compiles no kernel that reads one.
   for (int64_t d : shape) user_check(d >= 0, "buffer '", name, "' has negative dimension ", d);
-  node_ = std::make_shared<BufferNode>(BufferNode{std::move(name), dtype, std::move(shape), scope});
+  internal_check(axis_order.empty() || axis_order.size() == shape.size(), "buffer '", name, "': an axis order of ",
+                 axis_order.size(), " axes for ", shape.size(), " dimensions");
+  node_ = std::make_shared<BufferNode>(BufferNode{std::move(name), dtype, std::move(shape), scope, std::move(axis_order)});
 }
 
 Expr make_int(int64_t v, DType t) {

@@ -233,13 +233,17 @@ enum class MemScope : uint8_t {
 const char* to_string(MemScope s);
 MemScope mem_scope_from_string(const std::string& s);
 
-// A dense row-major array. Identified by its node. Tensors of te own one;
-// lowering creates more (cache stages, attached intermediates).
+// A dense array, row-major unless axis_order says otherwise. Identified by
+// its node. Tensors of te own one; lowering creates more (cache stages,
+// attached intermediates).
 struct BufferNode {
   std::string name;
   DType dtype;
   std::vector<int64_t> shape;
   MemScope scope;
+  // The axes in memory order, outermost first (a permutation of the shape's
+  // axes; empty: row-major). A stage's storage order (schedule::StorageOrderStep).
+  std::vector<int> axis_order;
   int64_t num_elements() const;
   int64_t num_bytes() const { return num_elements() * dtype_bytes(dtype); }
 };
@@ -247,7 +251,8 @@ struct BufferNode {
 class Buffer {
  public:
   Buffer() = default;
-  Buffer(std::string name, DType dtype, std::vector<int64_t> shape, MemScope scope = MemScope::Global);
+  Buffer(std::string name, DType dtype, std::vector<int64_t> shape, MemScope scope = MemScope::Global,
+         std::vector<int> axis_order = {});
   const BufferNode* get() const { return node_.get(); }
   const BufferNode* operator->() const { return node_.get(); }
   explicit operator bool() const { return node_ != nullptr; }

@@ -141,13 +141,18 @@ void infer_bounds(const schedule::State& state, std::vector<StageInfo>& stages) 
       info.enclosing = stages[t].enclosing;
       info.enclosing.insert(info.enclosing.end(), stages[t].loops.begin(), stages[t].loops.begin() + pos + 1);
       infer_region(state, stages, s);
-      info.buffer = Buffer(stage.op->name, stage.op->dtype(), info.region_extent, stage.op->buffer->scope);
+      info.buffer = Buffer(stage.op->name, stage.op->dtype(), info.region_extent, stage.op->buffer->scope,
+                           stage.storage_order);
     } else {
       for (int d = 0; d < info.num_spatial; ++d) {
         info.region_min.push_back(make_int(0));
         info.region_extent.push_back(info.domain[d]);
       }
-      info.buffer = stage.op->buffer;
+      // A root stage laid out in another order gets a buffer of its own
+      // (its readers are redirected to it as to an attached stage's).
+      info.buffer = stage.storage_order.empty() ? stage.op->buffer
+                                                : Buffer(stage.op->name, stage.op->dtype(), info.region_extent,
+                                                         stage.op->buffer->scope, stage.storage_order);
     }
     std::vector<int64_t> root_extents = info.region_extent;
     root_extents.insert(root_extents.end(), info.domain.begin() + info.num_spatial, info.domain.end());

@@ -30,8 +30,9 @@ Expr flat_index(const Buffer& buffer, const std::vector<Expr>& indices) {
   internal_check(indices.size() == buffer->shape.size(), "flatten: ", indices.size(), " indices into ",
                  buffer->shape.size(), "-d buffer ", buffer->name);
   if (indices.empty()) return make_int(0);
-  Expr offset = indices[0];
-  for (size_t d = 1; d < indices.size(); ++d) offset = offset * make_int(buffer->shape[d]) + indices[d];
+  auto axis = [&](size_t k) { return buffer->axis_order.empty() ? k : static_cast<size_t>(buffer->axis_order[k]); };
+  Expr offset = indices[axis(0)];
+  for (size_t k = 1; k < indices.size(); ++k) offset = offset * make_int(buffer->shape[axis(k)]) + indices[axis(k)];
   return offset;
 }
 

@@ -21,7 +21,6 @@ class VirtualThreadInjector {
 
   Stmt inject(const Stmt& s) {
     if (!uses_var(s, loop_->var)) return s;
-    if (!has_shared_part(s)) return wrap(s);
     switch (s.kind()) {
       case StmtKind::Seq: {
         std::vector<Stmt> stmts;
@@ -30,7 +29,9 @@ class VirtualThreadInjector {
       }
       case StmtKind::For: {
         const auto* op = s.as<ForNode>();
-        if (uses_var(op->min, loop_->var) || uses_var(op->extent, loop_->var)) return wrap(s);
+        // A vectorized loop's body must stay one store.
+        if (op->for_kind == ForKind::Vectorized || uses_var(op->min, loop_->var) || uses_var(op->extent, loop_->var))
+          return wrap(s);
         return make_for(op->var, op->min, op->extent, op->for_kind, inject(op->body), op->thread_tag);
       }
       case StmtKind::IfThenElse: {
@@ -77,24 +78,6 @@ class VirtualThreadInjector {
 
  private:
   int64_t extent() const { return loop_->extent.as<IntImmNode>()->value; }
-
-  // Whether some statement inside s runs the same in every vthread.
-  bool has_shared_part(const Stmt& s) const {
-    if (!uses_var(s, loop_->var)) return true;
-    switch (s.kind()) {
-      case StmtKind::Seq:
-        for (const Stmt& x : s.as<SeqNode>()->stmts)
-          if (has_shared_part(x)) return true;
-        return false;
-      case StmtKind::For: return has_shared_part(s.as<ForNode>()->body);
-      case StmtKind::IfThenElse: {
-        const auto* op = s.as<IfThenElseNode>();
-        return has_shared_part(op->then_case) || (op->else_case && has_shared_part(op->else_case));
-      }
-      case StmtKind::Allocate: return has_shared_part(s.as<AllocateNode>()->body);
-      default: return false;
-    }
-  }
 
   Stmt wrap(const Stmt& s) const {
     return make_for(loop_->var, loop_->min, loop_->extent, loop_->for_kind, s, loop_->thread_tag);

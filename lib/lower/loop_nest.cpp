@@ -72,6 +72,8 @@ class NestBuilder {
       if (!stages[s].active) continue;
       // A prepacked stage is read from its packed argument, never computed.
       if (stage.prepacked) loads_.add(stage.op->buffer, stages[s]);
+      if (!stage.prepacked && stage.attach.kind == schedule::AttachKind::Root && !stage.storage_order.empty())
+        loads_.add(stage.op->buffer, stages[s]);
       if (stage.prepacked || stage.attach.kind != schedule::AttachKind::Iter) continue;
       int t = stage.attach.target_stage;
       attached_[{t, state.stages[t].leaf_position(stage.attach.target_iter)}].push_back(static_cast<int>(s));

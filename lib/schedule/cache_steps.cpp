@@ -1,6 +1,7 @@
 // Cache stages: cache_write computes a stage into a scoped buffer and copies
 // it out; cache_read copies a stage into a scoped buffer for chosen readers;
-// prepack moves a cache_read copy of a constant out of the kernel.
+// prepack moves a cache_read copy of a constant out of the kernel;
+// storage_order lays out a scoped buffer's axes in another order.
 #include <algorithm>
 #include <memory>
 
@@ -77,6 +78,21 @@ void apply_prepack(State& s, const PrepackStep& step) {
   user_check(stage.attach.kind != AttachKind::Inline, "cannot prepack ", op->name, ": it is inlined");
   user_check(!stage.prepacked, op->name, " is already prepacked");
   stage.prepacked = true;
+}
+
+void apply_storage_order(State& s, const StorageOrderStep& step) {
+  Stage& stage = compute_stage(s, step.stage);
+  const te::Tensor& op = stage.op;
+  // A global buffer may be an argument of the kernel, whose layout is fixed.
+  user_check(op->buffer->scope != ir::MemScope::Global, "cannot reorder the storage of ", op->name,
+             ": only a shared or local buffer's layout is the schedule's");
+  user_check(stage.attach.kind != AttachKind::Inline, "cannot reorder the storage of ", op->name, ": it is inlined");
+  std::vector<int> sorted = step.order;
+  std::sort(sorted.begin(), sorted.end());
+  bool permutation = sorted.size() == op->axes.size();
+  for (size_t a = 0; permutation && a < sorted.size(); ++a) permutation = sorted[a] == static_cast<int>(a);
+  user_check(permutation, "storage order of ", op->name, " must be a permutation of its ", op->axes.size(), " axes");
+  stage.storage_order = step.order;
 }
 
 }  // namespace tunectl::schedule::detail

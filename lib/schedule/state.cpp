@@ -83,6 +83,7 @@ void dispatch(State& s, const Step& step) {
         else if constexpr (std::is_same_v<T, RfactorStep>) detail::apply_rfactor(s, st);
         else if constexpr (std::is_same_v<T, PragmaStep>) detail::apply_pragma(s, st);
         else if constexpr (std::is_same_v<T, PrepackStep>) detail::apply_prepack(s, st);
+        else if constexpr (std::is_same_v<T, StorageOrderStep>) detail::apply_storage_order(s, st);
         else static_assert(sizeof(T) == 0, "step kind without apply");
       },
       step);

@@ -94,6 +94,9 @@ struct Stage {
   bool double_buffer = false;
   // A copy of a constant computed once outside the kernel (PrepackStep).
   bool prepacked = false;
+  // The memory order of the stage's buffer's axes, outermost first; empty:
+  // row-major (StorageOrderStep).
+  std::vector<int> storage_order;
 
   int num_root_iters() const;
   const Iterator& leaf(int position) const { return iters.at(leaves.at(position)); }

@@ -121,7 +121,7 @@ bool stages_equal(const Stage& a, const Stage& b) {
     if (!relations_equal(a.relations[k], b.relations[k])) return false;
   return a.attach.kind == b.attach.kind && a.attach.target_stage == b.attach.target_stage &&
          a.attach.target_iter == b.attach.target_iter && a.auto_unroll_max_step == b.auto_unroll_max_step &&
-         a.double_buffer == b.double_buffer && a.prepacked == b.prepacked;
+         a.double_buffer == b.double_buffer && a.prepacked == b.prepacked && a.storage_order == b.storage_order;
 }
 
 }  // namespace

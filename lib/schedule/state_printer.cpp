@@ -60,6 +60,11 @@ class Printer {
     os_ << st.op->name;
     if (scope != ir::MemScope::Global) os_ << " [" << ir::to_string(scope) << "]";
     if (st.prepacked) os_ << " [prepacked]";
+    if (!st.storage_order.empty()) {
+      os_ << " [stored in axis order";
+      for (int a : st.storage_order) os_ << " " << a;
+      os_ << "]";
+    }
     if (const auto* red = st.op->reduce())
       os_ << " = " << ir::to_string(red->combiner) << "(...)\n";
     else

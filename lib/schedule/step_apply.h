@@ -28,6 +28,7 @@ void apply_cache_read(State& s, const CacheReadStep& step);
 void apply_cache_write(State& s, const CacheWriteStep& step);
 void apply_rfactor(State& s, const RfactorStep& step);
 void apply_prepack(State& s, const PrepackStep& step);
+void apply_storage_order(State& s, const StorageOrderStep& step);
 
 // The stage at index i of a compute op (UserError for a placeholder).
 Stage& compute_stage(State& s, int i);

@@ -43,6 +43,8 @@ json step_to_json(const Step& step) {
           return json::array({"PR", st.stage, st.iter, st.pragma});
         else if constexpr (std::is_same_v<T, PrepackStep>)
           return json::array({"PP", st.stage});
+        else if constexpr (std::is_same_v<T, StorageOrderStep>)
+          return json::array({"SO", st.stage, st.order});
         else
           static_assert(sizeof(T) == 0, "step kind without JSON form");
       },
@@ -171,6 +173,10 @@ Step step_from_json(const json& j) {
   if (tag == "PP") {
     r.expect_size(2);
     return PrepackStep{r.int_at(1)};
+  }
+  if (tag == "SO") {
+    r.expect_size(3);
+    return StorageOrderStep{r.int_at(1), r.int_list_at<int>(2)};
   }
   user_fail("bad step JSON ", j.dump(), ": unknown step tag '", tag, "'");
 }

@@ -14,6 +14,7 @@
 //   ["RF", stage, iter, factor_iter]                           rfactor
 //   ["PR", stage, iter, "auto_unroll_max_step$N"|"double_buffer"] pragma
 //   ["PP", stage]                                              prepack
+//   ["SO", stage, [axes...]]                                   storage order
 // `stage` is an index into State::stages and `iter` a position in that
 // stage's current loop nest (Stage::leaves) when the step is applied.
 #pragma once
@@ -151,9 +152,20 @@ struct PrepackStep {
   bool operator==(const PrepackStep&) const = default;
 };
 
+// Lays out the buffer of `stage`, a shared or local one, with its axes in
+// `order` (outermost first) instead of row-major: e.g. [1, 0] stores a
+// matmul's A tile k-major, so that the threads' consecutive rows of A are
+// consecutive in shared memory (vector loads, no bank conflicts). Only
+// where the stage's buffer lives changes, not its loops.
+struct StorageOrderStep {
+  int stage = 0;
+  std::vector<int> order;
+  bool operator==(const StorageOrderStep&) const = default;
+};
+
 using Step = std::variant<SplitStep, FollowSplitStep, FollowFusedSplitStep, ReorderStep, FuseStep, AnnotationStep, ComputeAtStep,
                           ComputeInlineStep, ComputeRootStep, CacheReadStep, CacheWriteStep, RfactorStep, PragmaStep,
-                          PrepackStep>;
+                          PrepackStep, StorageOrderStep>;
 
 nlohmann::json step_to_json(const Step& step);
 // UserError naming what is wrong for a malformed array.

@@ -11,6 +11,7 @@
 #include "ir/eval_index.h"
 #include "ir/functor.h"
 #include "lower/fill_nest.h"
+#include "lower/flatten.h"
 #include "lower/launch_dims.h"
 
 namespace tunectl::search {
@@ -36,13 +37,6 @@ constexpr double kFillLatencySeconds = 0.4e-6;
 // variable 0).
 int64_t step_of(const Expr& index, const Var& var) {
   return eval_index(index, {{var.node(), 1}}) - eval_index(index, {{var.node(), 0}});
-}
-
-Expr flat_index(const Buffer& b, const std::vector<Expr>& indices) {
-  Expr flat;
-  for (size_t d = 0; d < indices.size(); ++d)
-    flat = flat ? flat * make_int(b->shape[d]) + indices[d] : indices[d];
-  return flat ? flat : make_int(0);
 }
 
 class CostWalker : public IRVisitor {
@@ -184,7 +178,7 @@ class CostWalker : public IRVisitor {
     if (!shared && !global) return;  // a thread's private array: registers
     instructions += n;
     const Level* tx = innermost("threadIdx.x");
-    const Expr index = flat_index(b, indices);
+    const Expr index = lower::flat_index(b, indices);
     int64_t step = tx != nullptr ? std::abs(step_of(index, tx->var)) : 0;
     if (shared) {
       // Bank conflicts: threads a step apart hit the same of 32 banks every

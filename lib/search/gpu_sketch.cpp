@@ -15,7 +15,10 @@
 //                       outermost reduce tile, fetched cooperatively: the
 //                       cache's loops fused, split by the tile's threads
 //                       (FollowFusedSplit, so mutations keep it in step) and
-//                       by a vector length, bound to threadIdx.x
+//                       by a vector length, bound to threadIdx.x; a second
+//                       sketch stores each shared tile whose innermost axis
+//                       is not the one the tile's loops walk innermost in
+//                       their walk order (a matmul's A tile k-major)
 // and once every stage is visited (finish_gpu_sketch), from the last stage
 // to the first again:
 //   thread binding      any other output: its spatial loops fused, split by
@@ -28,6 +31,7 @@
 // 1 that annotation (gpu_annotation.cpp) draws.
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <optional>
 
 #include "ir/error.h"
@@ -86,11 +90,50 @@ bool reads_at_loop_indices(const State& s, int i, int p) {
   return !indirect;
 }
 
+// The order, outermost first, in which stage i's innermost SSSRRSRS loops
+// walk the axes of its input p: each axis keyed by the innermost of i's
+// axes its index uses (the last S level's spatial axes are the innermost
+// loops, the last R level's reduce axes the next), ties in axis order. A
+// shared tile of p stored in this order keeps the elements one thread reads
+// in turn side by side: a matmul's A tile k-major, read as float4
+// fragments with no bank conflicts.
+std::vector<int> walk_order(const State& s, int i, int p) {
+  const te::TensorNode& op = *s.stages[i].op;
+  std::map<const ir::ExprNode*, int> rank;  // higher: walked further inside
+  const std::vector<ir::IterVar>& reduce_axes = op.reduce()->axes;
+  for (size_t r = 0; r < reduce_axes.size(); ++r) rank[reduce_axes[r].var.get()] = static_cast<int>(1 + r);
+  for (size_t a = 0; a < op.axes.size(); ++a)
+    rank[op.axes[a].var.get()] = static_cast<int>(1 + reduce_axes.size() + a);
+  std::vector<int> key;
+  ir::post_order_visit(op.body, [&](const ir::Expr& e) {
+    const auto* load = e.as<ir::LoadNode>();
+    if (!load || !key.empty() || !load->buffer.same_as(s.stages[p].op->buffer)) return;
+    for (const ir::Expr& index : load->indices) {
+      int k = 0;
+      ir::post_order_visit(index, [&](const ir::Expr& x) {
+        if (auto it = rank.find(x.get()); it != rank.end()) k = std::max(k, it->second);
+      });
+      key.push_back(k);
+    }
+  });
+  std::vector<int> order(key.size());
+  for (size_t a = 0; a < order.size(); ++a) order[a] = static_cast<int>(a);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return key[x] < key[y]; });
+  return order;
+}
+
+// Whether a walk order's innermost axis is not the tile's own innermost.
+bool out_of_order(const std::vector<int>& order) {
+  return !order.empty() && order.back() != static_cast<int>(order.size()) - 1;
+}
+
 // SSSRRSRS tiles of stage i, computed at the thread loop of its output c,
 // which follows the tile's first three spatial levels; then a shared cache
 // of every input i reads at loop indices, fetched cooperatively at i's
-// outermost reduce tile.
-void tile_for_gpu(State& s, int i, int c) {
+// outermost reduce tile. With `walk_ordered`, each cache whose innermost
+// axis is not the one i walks innermost is stored in i's walk order
+// (walk_order).
+void tile_for_gpu(State& s, int i, int c, bool walk_ordered) {
   const int n_spatial = static_cast<int>(s.stages[i].op->axes.size());
   const int n_reduce = static_cast<int>(s.stages[i].leaves.size()) - n_spatial;
   const std::vector<int> spatial_splits = multi_level_tile(s, i, "SSSRRSRS");
@@ -111,9 +154,11 @@ void tile_for_gpu(State& s, int i, int c) {
   std::erase_if(inputs, [&](int p) { return !reads_at_loop_indices(s, i, p); });
   for (auto it = inputs.rbegin(); it != inputs.rend(); ++it) {
     const int p = *it;
+    const std::vector<int> order = walk_order(s, i, p);
     s.apply(schedule::CacheReadStep{p, "shared", {i}});
     ++i;
     const int cache = p + 1;
+    if (walk_ordered && out_of_order(order)) s.apply(schedule::StorageOrderStep{cache, order});
     s.apply(schedule::ComputeAtStep{cache, i, outer_reduce});
     // Cooperative fetch: fused, split by a vector length (placeholder), the
     // outer part split by the tile's threads and bound to them.
@@ -158,13 +203,22 @@ std::vector<State> expand_gpu(const State& s, int i, const SearchParams&) {
     branch([&](State& n) { n.apply(schedule::ComputeInlineStep{i}); });
   } else if (has_data_reuse(st.op)) {
     const int c = fusible_consumer(s, i);
-    if (c >= 0 && schedule::is_output_stage(s, c)) {
-      branch([&](State& n) { tile_for_gpu(n, i, c); });
-    } else if (output) {
-      branch([&](State& n) {
-        n.apply(schedule::CacheWriteStep{i, "local"});
-        tile_for_gpu(n, i, i + 1);
-      });
+    // The shared tiles row-major, and where some tile's loops walk it in
+    // another order, a second sketch with the tiles stored in that order.
+    std::vector<int> inputs = stages_read_by(s, i);
+    const bool reorderable = std::any_of(inputs.begin(), inputs.end(), [&](int p) {
+      return reads_at_loop_indices(s, i, p) && out_of_order(walk_order(s, i, p));
+    });
+    for (bool walk_ordered : {false, true}) {
+      if (walk_ordered && !reorderable) break;
+      if (c >= 0 && schedule::is_output_stage(s, c)) {
+        branch([&](State& n) { tile_for_gpu(n, i, c, walk_ordered); });
+      } else if (output) {
+        branch([&](State& n) {
+          n.apply(schedule::CacheWriteStep{i, "local"});
+          tile_for_gpu(n, i, i + 1, walk_ordered);
+        });
+      }
     }
   }
   if (out.empty()) out.push_back(s);

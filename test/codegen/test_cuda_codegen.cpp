@@ -7,6 +7,8 @@
 
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "codegen/cuda/cuda_codegen.h"
 #include "codegen/cuda/cuda_source.h"
 #include "codegen/cuda/nvrtc.h"
@@ -17,6 +19,7 @@
 #include "ops/registry.h"
 #include "support/cuda_on_host.h"
 #include "schedule/gpu_default_schedule.h"
+#include "schedule/state.h"
 #include "support/gpu_schedules.h"
 
 namespace tunectl::codegen::cuda {
@@ -88,7 +91,7 @@ TEST_CASE("indices are 32-bit where every index expression stays within 32 bits"
   // 2^24: loop variables, constants and index arithmetic are int.
   const std::string gemm =
       cuda_source(lower::lower(schedule::gpu_matmul(4096, 4096, 4096, {2, 16, 4}, {2, 16, 4}, 8), "gemm", sm90));
-  CHECK_THAT(gemm, Catch::Contains("const int v_"));
+  CHECK_THAT(gemm, Catch::Contains("const unsigned v_"));
   CHECK_THAT(gemm, !Catch::Contains("long long"));
   // A 65536 x 65536 ReLU, one thread per element: its fused index reaches
   // 2^32, so every index is 64-bit.
@@ -116,6 +119,43 @@ TEST_CASE("a double-buffered kernel stages its tiles in registers and asks for 1
              Catch::Contains("__launch_bounds__(64) plain("));
   const CudaBinary b = compile_cuda(f, sm90);
   CHECK(b.compiled.resources.at("db").shared_bytes == 2 * 2 * 16 * 4 * 4);
+  log::testing::ScratchDir dir;
+  const testing::CudaOnHost host({&f}, dir.file(""));
+  check::CheckResult r = check::check_against_reference(
+      *s.dag, [&](const std::vector<runtime::NDArray*>& args) { host.run(f, args); }, 5);
+  INFO(r.message);
+  CHECK(r.ok);
+}
+
+TEST_CASE("a shared tile stored k-major is filled with float4 loads and a store per lane, and computes the reference",
+          "[gpu-emulator]") {
+  require_nvrtc();
+  const target::Target sm90 = schedule::cuda_target("sm_90");
+  // bench --core's hand SGEMM at 128^3 (one block of 256 threads, 2 x 2
+  // vthreads of 4 x 4), A's 128 x 8 tile stored k-major, both tiles
+  // double-buffered.
+  const auto dag =
+      std::make_shared<const te::ComputeDAG>(ops::make_op_dag("matmul", {{"M", 128}, {"N", 128}, {"K", 128}}));
+  const schedule::State s = schedule::replay(dag, schedule::steps_from_json(nlohmann::json::parse(R"([
+    ["CHW", 2, "local"], ["SP", 3, 0, 128, [2, 16, 4], true], ["SP", 3, 4, 128, [2, 16, 4], true],
+    ["RE", 3, [0, 4, 1, 5, 2, 6, 3, 7]], ["FU", 3, [0, 1]], ["FU", 3, [1, 2]], ["FU", 3, [2, 3]],
+    ["AN", 3, 0, "blockIdx.x"], ["AN", 3, 1, "vthread"], ["AN", 3, 2, "threadIdx.x"],
+    ["CA", 2, 3, 2], ["SP", 2, 2, 128, [8], true], ["RE", 2, [2, 3, 0, 1]],
+    ["CHR", 0, "shared", [2]], ["SO", 1, [1, 0]], ["CA", 1, 3, 0], ["FU", 1, [0, 1]],
+    ["SP", 1, 0, 16384, [256, 4], true], ["AN", 1, 1, "threadIdx.x"], ["AN", 1, 2, "vectorize"],
+    ["CHR", 2, "shared", [3]], ["CA", 3, 4, 0], ["FU", 3, [0, 1]], ["SP", 3, 0, 16384, [256, 4], true],
+    ["AN", 3, 1, "threadIdx.x"], ["AN", 3, 2, "vectorize"],
+    ["PR", 1, 0, "double_buffer"], ["PR", 3, 0, "double_buffer"]])")));
+  const lower::LoweredFunc f = lower::lower(s, "sgemm", sm90);
+  const std::string src = cuda_source(f);
+  INFO(src);
+  // A row-major 4-float piece of A lands in 4 rows of the k-major tile, 128 apart.
+  CHECK_THAT(src, Catch::Contains("= *reinterpret_cast<const float4*>(&b_A["));
+  CHECK_THAT(src, Catch::Contains("* (128))) + (v_ax0_ax1__1 / (2)))] = tc_v"));
+  // The consumer reads A's tile at k * 128 + its row.
+  CHECK_THAT(src, Catch::Contains("b_A_shared_0[((((v_rk_1 * (128))"));
+  const CudaBinary b = compile_cuda(f, sm90);  // no spill under its launch bounds
+  CHECK(b.compiled.resources.at("sgemm").registers <= 128);
   log::testing::ScratchDir dir;
   const testing::CudaOnHost host({&f}, dir.file(""));
   check::CheckResult r = check::check_against_reference(

@@ -40,17 +40,25 @@ struct Allocations : ir::IRVisitor {
   std::map<std::string, int64_t> elements;
   int shared_stores_in_vthreads = 0;
   int vthread_depth = 0;
+  // Stores whose innermost enclosing loop is a vthread loop, and all, per buffer.
+  std::map<std::string, int> stores_right_in_vthread, stores;
+  const ir::ForNode* innermost = nullptr;
   void visit_Allocate(const ir::AllocateNode* op) override {
     elements[op->buffer->name] = op->buffer->num_elements();
     IRVisitor::visit_Allocate(op);
   }
   void visit_For(const ir::ForNode* op) override {
     const bool vthread = op->thread_tag == "vthread";
+    const ir::ForNode* outer = innermost;
+    innermost = op;
     vthread_depth += vthread;
     IRVisitor::visit_For(op);
     vthread_depth -= vthread;
+    innermost = outer;
   }
   void visit_Store(const ir::StoreNode* op) override {
+    ++stores[op->buffer->name];
+    if (innermost && innermost->thread_tag == "vthread") ++stores_right_in_vthread[op->buffer->name];
     if (op->buffer->scope == ir::MemScope::Shared && vthread_depth > 0) ++shared_stores_in_vthreads;
     IRVisitor::visit_Store(op);
   }
@@ -87,6 +95,10 @@ TEST_CASE("GPU matmul with shared tiles, local accumulators and vthreads compute
     CHECK(a.elements["B.shared"] == 4 * 16);
     CHECK(a.elements["matmul.local"] == 4 * 2 * 2);
     CHECK(a.shared_stores_in_vthreads == 0);
+    // The vthread loops sit innermost, right around each accumulator store
+    // (initial value, update), so that the vthreads' updates are side by side.
+    CHECK(a.stores["matmul.local"] == 2);
+    CHECK(a.stores_right_in_vthread["matmul.local"] == 2);
   }
   SECTION("non-divisible tiles are guarded") {
     State s = gpu_matmul(20, 12, 10, {1, 4, 2}, {1, 2, 3}, 3);

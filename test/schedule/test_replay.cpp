@@ -28,6 +28,7 @@ TEST_CASE("every step kind round-trips through JSON", "[unit]") {
       RfactorStep{2, 3, 1},
       PragmaStep{2, 0, "auto_unroll_max_step$16"},
       PrepackStep{1},
+      StorageOrderStep{1, {1, 0}},
   };
   REQUIRE(steps.size() == std::variant_size_v<Step>);
   for (const auto& step : steps) {
@@ -39,6 +40,7 @@ TEST_CASE("every step kind round-trips through JSON", "[unit]") {
   CHECK(step_to_json(steps[2]).dump() == R"(["FFSP",3,0,[1,4],1,true])");
   CHECK(step_to_json(steps[9]).dump() == R"(["CHR",0,"shared",[2,3]])");
   CHECK(step_to_json(steps[13]).dump() == R"(["PP",1])");
+  CHECK(step_to_json(steps[14]).dump() == R"(["SO",1,[1,0]])");
   CHECK(steps_from_json(steps_to_json(steps)) == steps);
   // Ansor writes booleans as integers.
   CHECK(step_from_json(json::parse(R"(["SP",2,1,64,[4,8],1])")) == steps[0]);
@@ -72,7 +74,7 @@ TEST_CASE("random schedules replay to equal states, also through JSON", "[unit]"
   std::vector<DagPtr> dags = {matmul_dag(), conv_relu_dag(), softmax_dag(), matmul_relu_dag()};
   std::mt19937_64 rng(2024);
   int kinds_seen[std::variant_size_v<Step>] = {};
-  for (int n = 0; n < 200; ++n) {
+  for (int n = 0; n < 400; ++n) {
     const DagPtr& dag = dags[n % dags.size()];
     State s = random_schedule(dag, rng, 4 + n % 20);
     for (const auto& step : s.history) ++kinds_seen[step.index()];

@@ -176,6 +176,20 @@ TEST_CASE("prepack step errors", "[unit][error]") {
   require_rejected(s, CacheReadStep{2, "shared", {3}}, {"B.local is prepacked: it must copy B itself"});
 }
 
+TEST_CASE("storage order step errors", "[unit][error]") {
+  // matmul_relu_dag: A, B, mm, out.
+  State s = State::initial(matmul_relu_dag());
+  require_rejected(s, StorageOrderStep{2, {1, 0}}, {"cannot reorder the storage of mm", "shared or local"});
+  require_rejected(s, StorageOrderStep{0, {1, 0}}, {"placeholder"});
+  s.apply(CacheReadStep{0, "shared", {2}});  // A, A.shared, B, mm, out
+  require_rejected(s, StorageOrderStep{1, {0}}, {"storage order of A.shared must be a permutation of its 2 axes"});
+  require_rejected(s, StorageOrderStep{1, {1, 1}}, {"permutation"});
+  require_rejected(s, StorageOrderStep{1, {0, 2}}, {"permutation"});
+  s.apply(StorageOrderStep{1, {1, 0}});
+  CHECK(s.stages[1].storage_order == std::vector<int>{1, 0});
+  CHECK_THAT(s.to_string(), Contains("A.shared [shared] [stored in axis order 1 0]"));
+}
+
 TEST_CASE("try_apply, try_replay and try_edit return what does not fit instead of throwing", "[unit][error]") {
   State s = State::initial(matmul_dag());
   const State before = s;

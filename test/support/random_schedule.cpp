@@ -188,7 +188,7 @@ class Proposer {
 
   std::optional<Step> insert_stage() {
     if (static_cast<int>(s_.stages.size() - s_.dag->ops().size()) >= kMaxInsertedStages) return std::nullopt;
-    switch (pick(4)) {
+    switch (pick(5)) {
       case 0: {
         int i = loop_stage();
         if (i < 0 || s_.stages[i].op->tag == "cache_copy") return std::nullopt;
@@ -212,6 +212,21 @@ class Proposer {
         }
         if (copies.empty()) return std::nullopt;
         return PrepackStep{copies[pick(static_cast<int>(copies.size()))]};
+      }
+      case 3: {  // a scoped buffer laid out in a random axis order
+        std::vector<int> scoped;
+        for (int i = 0; i < static_cast<int>(s_.stages.size()); ++i) {
+          const Stage& st = s_.stages[i];
+          if (!st.op->is_placeholder() && st.op->buffer->scope != ir::MemScope::Global && st.op->axes.size() > 1 &&
+              st.attach.kind != AttachKind::Inline)
+            scoped.push_back(i);
+        }
+        if (scoped.empty()) return std::nullopt;
+        const int i = scoped[pick(static_cast<int>(scoped.size()))];
+        std::vector<int> order(s_.stages[i].op->axes.size());
+        for (size_t a = 0; a < order.size(); ++a) order[a] = static_cast<int>(a);
+        for (int a = static_cast<int>(order.size()) - 1; a > 0; --a) std::swap(order[a], order[pick(a + 1)]);
+        return StorageOrderStep{i, order};
       }
       default: {
         int i = loop_stage();

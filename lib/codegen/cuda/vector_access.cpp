@@ -43,8 +43,7 @@ std::optional<VectorPlan> plan_vector_access(const ForNode* loop, const std::fun
   const auto* store = loop->body.as<StoreNode>();
   if (!extent || !min || min->value != 0 || (extent->value != 2 && extent->value != 4) || !store) return std::nullopt;
   const int n = static_cast<int>(extent->value);
-  if (!vector_memory(store->buffer) || !is_aligned_lane_index(store->indices.at(0), loop->var, n)) return std::nullopt;
-  VectorPlan plan{n, store, {}};
+  VectorPlan plan{n, store, vector_memory(store->buffer) && is_aligned_lane_index(store->indices.at(0), loop->var, n), {}};
   bool fits = true;
   post_order_visit(store->value, [&](const Expr& e) {
     const auto* load = e.as<LoadNode>();
@@ -56,7 +55,7 @@ std::optional<VectorPlan> plan_vector_access(const ForNode* loop, const std::fun
       plan.loads.push_back(load);
     }
   });
-  if (!fits) return std::nullopt;
+  if (!fits || (!plan.vector_store && plan.loads.empty())) return std::nullopt;
   return plan;
 }
 

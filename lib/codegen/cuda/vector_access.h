@@ -7,7 +7,10 @@
 // such a buffer at [base' + v], base' likewise aligned, into one vector
 // load. Everything else in the stored value is computed lane by lane. A
 // loop that reads the stored buffer elsewhere than where it stores is left
-// alone (lanes would see each other's results in a different order).
+// alone (lanes would see each other's results in a different order). A store
+// that is not such a lane index (a tile stored in another axis order) is
+// written lane by lane while its loads stay vector loads, as long as there
+// is one.
 #pragma once
 
 #include <functional>
@@ -21,6 +24,7 @@ namespace tunectl::codegen::cuda {
 struct VectorPlan {
   int lanes = 0;
   const ir::StoreNode* store = nullptr;
+  bool vector_store = true;  // false: the lanes stored one by one
   std::vector<const ir::LoadNode*> loads;  // the vector loads, in first-use order
 };
 
