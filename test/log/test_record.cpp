@@ -47,7 +47,7 @@ TEST_CASE("records of random schedules and every error kind round-trip through J
   std::mt19937_64 rng(7);
   int kinds_seen[std::variant_size_v<schedule::Step>] = {};
   int errors_seen[std::size(kAllErrors)] = {};
-  for (int n = 0; n < 200; ++n) {
+  for (int n = 0; n < 400; ++n) {
     const testing::DagPtr& dag = dags[n % dags.size()];
     Record r;
     r.task = task_of(*dag, "task" + std::to_string(n % dags.size()));

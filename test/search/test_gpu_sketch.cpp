@@ -48,7 +48,14 @@ TEST_CASE("GPU sketch of a matmul: tiles bound to blocks, vthreads and threads, 
   const search::SearchParams params = gpu_params();
   const std::vector<State> sketches =
       search::generate_sketches(op_dag("matmul", {{"M", 128}, {"N", 256}, {"K", 64}}), params);
-  REQUIRE(sketches.size() == 1);
+  // Row-major tiles, and A's tile stored in the order its consumer walks it
+  // (k-major: a thread's rows of A innermost); B's is walked row-major.
+  REQUIRE(sketches.size() == 2);
+  for (int k = 0; k < 2; ++k) {
+    CHECK(sketches[k].stages[schedule::stage_named(sketches[k], "A.shared")].storage_order ==
+          (k == 0 ? std::vector<int>{} : std::vector<int>{1, 0}));
+    CHECK(sketches[k].stages[schedule::stage_named(sketches[k], "B.shared")].storage_order.empty());
+  }
   const State& s = sketches[0];
   const int out = schedule::stage_named(s, "matmul"), local = schedule::stage_named(s, "matmul.local");
   CHECK(s.stages[out].leaf(0).annotation == IterAnnotation::BlockX);
@@ -146,7 +153,12 @@ TEST_CASE("GPU sketch of conv2d with bias and ReLU: the convolution fused into t
   const std::vector<State> sketches = search::generate_sketches(
       op_dag("conv2d", {{"N", 1}, {"C", 8}, {"H", 10}, {"W", 10}, {"K", 16}, {"R", 3}, {"S", 3}, {"pad", 1}, {"bias", true}, {"relu", true}}),
       gpu_params());
-  REQUIRE(sketches.size() == 1);
+  // The second sketch stores the weight tile filter-innermost, as the
+  // convolution's innermost loops walk it; the padded input's walk order
+  // keeps its own innermost axis (the image row).
+  REQUIRE(sketches.size() == 2);
+  CHECK(sketches[1].stages[schedule::stage_named(sketches[1], "weight.shared")].storage_order ==
+        std::vector<int>{1, 2, 3, 0});
   const State& s = sketches[0];
   const int out = static_cast<int>(s.stages.size()) - 1;
   CHECK(s.stages[out].leaf(2).annotation == IterAnnotation::ThreadX);
