@@ -164,6 +164,30 @@ TEST_CASE("a shared tile stored k-major is filled with float4 loads and a store 
   CHECK(r.ok);
 }
 
+TEST_CASE("a shared tile filled inside a double-buffered loop is declared once", "[gpu-emulator]") {
+  require_nvrtc();
+  const target::Target sm90 = schedule::cuda_target("sm_90");
+  // B's tile double-buffered at k.0; A's tile filled at k.1, inside the
+  // loop that double_buffer unrolls by two: its allocation is copied.
+  schedule::State s = schedule::gpu_matmul(64, 64, 32, {1, 8, 2}, {1, 8, 2}, 4);
+  const int local = schedule::stage_named(s, "matmul.local");
+  s.apply(schedule::ComputeAtStep{schedule::stage_named(s, "A.shared"), local, 1});
+  s.apply(schedule::PragmaStep{schedule::stage_named(s, "B.shared"), 0, "double_buffer"});
+  const lower::LoweredFunc f = lower::lower(s, "mm", sm90);
+  const std::string src = cuda_source(f);
+  INFO(src);
+  const std::string declaration = "__shared__ __align__(16) float b_A_shared[";
+  REQUIRE(src.find(declaration) != std::string::npos);
+  CHECK(src.find(declaration) == src.rfind(declaration));
+  CHECK_NOTHROW(compile_cuda(f, sm90));
+  log::testing::ScratchDir dir;
+  const testing::CudaOnHost host({&f}, dir.file(""));
+  check::CheckResult r = check::check_against_reference(
+      *s.dag, [&](const std::vector<runtime::NDArray*>& args) { host.run(f, args); }, 5);
+  INFO(r.message);
+  CHECK(r.ok);
+}
+
 TEST_CASE("a kernel that spills registers is refused before it runs", "[gpu-emulator]") {
   require_nvrtc();
   const target::Target sm90 = schedule::cuda_target("sm_90");

@@ -263,7 +263,9 @@ class KernelWriter {
     } shared;
     shared.visit(body);
     for (const Buffer& b : shared.buffers) {
-      aligned_.insert(b.get());
+      // One array per buffer: a loop unrolled by double_buffer holds copies
+      // of a tile's allocation (the tile filled anew in each copy).
+      if (!aligned_.insert(b.get()).second) continue;
       line_start();
       os_ << "__shared__ __align__(16) " << c_type(b->dtype) << " " << buffer(b) << "[" << b->num_elements() << "];\n";
     }
