@@ -32,6 +32,17 @@ void require_nvrtc() {
   if (!nvrtc_available(&why)) FAIL(why);
 }
 
+// Runs f's CUDA C on the host (CudaOnHost) on `trials` sets of random
+// inputs and checks each against the reference of s's DAG.
+void check_on_host(const schedule::State& s, const lower::LoweredFunc& f, int trials) {
+  log::testing::ScratchDir dir;
+  const testing::CudaOnHost host({&f}, dir.file(""));
+  check::CheckResult r = check::check_against_reference(
+      *s.dag, [&](const std::vector<runtime::NDArray*>& args) { host.run(f, args); }, trials);
+  INFO(r.message);
+  CHECK(r.ok);
+}
+
 }  // namespace
 
 TEST_CASE("ptxas's verbose report is read per kernel", "[unit]") {
@@ -75,12 +86,7 @@ TEST_CASE("the CUDA source says what the schedule says", "[gpu-emulator]") {
   // The same schedule lowered without the GPU passes (no barriers) is refused.
   CHECK_THROWS_AS(cuda_source(lower::lower(s, "mm", target::Target{})), InternalError);
   // The source computes the reference when run on the CPU, barriers and all.
-  log::testing::ScratchDir dir;
-  const testing::CudaOnHost host({&f}, dir.file(""));
-  check::CheckResult r = check::check_against_reference(
-      *s.dag, [&](const std::vector<runtime::NDArray*>& args) { host.run(f, args); }, 5);
-  INFO(r.message);
-  CHECK(r.ok);
+  check_on_host(s, f, 5);
   CHECK(b.launch.block == std::array<int64_t, 3>{8, 1, 1});
   CHECK_THAT(b.compiled.ptx, Catch::Contains(".target sm_80"));
 }
@@ -119,12 +125,7 @@ TEST_CASE("a double-buffered kernel stages its tiles in registers and asks for 1
              Catch::Contains("__launch_bounds__(64) plain("));
   const CudaBinary b = compile_cuda(f, sm90);
   CHECK(b.compiled.resources.at("db").shared_bytes == 2 * 2 * 16 * 4 * 4);
-  log::testing::ScratchDir dir;
-  const testing::CudaOnHost host({&f}, dir.file(""));
-  check::CheckResult r = check::check_against_reference(
-      *s.dag, [&](const std::vector<runtime::NDArray*>& args) { host.run(f, args); }, 5);
-  INFO(r.message);
-  CHECK(r.ok);
+  check_on_host(s, f, 5);
 }
 
 TEST_CASE("a shared tile stored k-major is filled with float4 loads and a store per lane, and computes the reference",
@@ -156,12 +157,7 @@ TEST_CASE("a shared tile stored k-major is filled with float4 loads and a store 
   CHECK_THAT(src, Catch::Contains("b_A_shared_0[((((v_rk_1 * (128))"));
   const CudaBinary b = compile_cuda(f, sm90);  // no spill under its launch bounds
   CHECK(b.compiled.resources.at("sgemm").registers <= 128);
-  log::testing::ScratchDir dir;
-  const testing::CudaOnHost host({&f}, dir.file(""));
-  check::CheckResult r = check::check_against_reference(
-      *s.dag, [&](const std::vector<runtime::NDArray*>& args) { host.run(f, args); }, 5);
-  INFO(r.message);
-  CHECK(r.ok);
+  check_on_host(s, f, 5);
 }
 
 TEST_CASE("a shared tile filled inside a double-buffered loop is declared once", "[gpu-emulator]") {
@@ -180,12 +176,7 @@ TEST_CASE("a shared tile filled inside a double-buffered loop is declared once",
   REQUIRE(src.find(declaration) != std::string::npos);
   CHECK(src.find(declaration) == src.rfind(declaration));
   CHECK_NOTHROW(compile_cuda(f, sm90));
-  log::testing::ScratchDir dir;
-  const testing::CudaOnHost host({&f}, dir.file(""));
-  check::CheckResult r = check::check_against_reference(
-      *s.dag, [&](const std::vector<runtime::NDArray*>& args) { host.run(f, args); }, 5);
-  INFO(r.message);
-  CHECK(r.ok);
+  check_on_host(s, f, 5);
 }
 
 TEST_CASE("a kernel that spills registers is refused before it runs", "[gpu-emulator]") {
@@ -292,12 +283,7 @@ TEST_CASE("float16 is stored as its bits and computed in float32, as on the CPU"
   CHECK_THAT(b.compiled.ptx, Catch::Contains("cvt.f32.f16"));
   CHECK_THAT(b.compiled.ptx, Catch::Contains("cvt.rn.f16.f32"));
   CHECK_THAT(b.compiled.ptx, Catch::Contains("cvt.rn.f16.f64"));
-  log::testing::ScratchDir dir;
-  const testing::CudaOnHost host({&f}, dir.file(""));
-  check::CheckResult r = check::check_against_reference(
-      *s.dag, [&](const std::vector<runtime::NDArray*>& args) { host.run(f, args); }, 3);
-  INFO(r.message);
-  CHECK(r.ok);
+  check_on_host(s, f, 3);
 }
 
 }  // namespace tunectl::codegen::cuda
