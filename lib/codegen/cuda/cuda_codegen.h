@@ -18,9 +18,11 @@ struct CudaBinary {
   lower::LaunchDims launch;  // of the kernel (packing kernels run on one thread)
 };
 
-// UserError when the kernel spills registers to local memory, or when its
-// registers per thread times its threads per block exceed what an SM has
-// (the launch would fail with too many resources requested).
+// UserError when the kernel spills registers to local memory (a
+// double-buffered one is compiled a second time without its occupancy hint
+// before that: cuda_source.h), or when its registers per thread times its
+// threads per block exceed what an SM has (the launch would fail with too
+// many resources requested).
 CudaBinary compile_cuda(const lower::LoweredFunc& func, const target::Target& target);
 
 // "kernel: 40 registers, 0 bytes spilled, 8192 bytes shared, 0 bytes stack",

@@ -220,7 +220,8 @@ class KernelWriter {
   static constexpr int64_t kWarpsPerSmWanted = 16;
 
  public:
-  KernelWriter(const lower::LaunchDims& dims, const char* index_type) : dims_(dims), index_type_(index_type) {}
+  KernelWriter(const lower::LaunchDims& dims, const char* index_type, bool occupancy_hint)
+      : dims_(dims), index_type_(index_type), occupancy_hint_(occupancy_hint) {}
 
   std::string kernel(const lower::LoweredFunc& func, const std::string& symbol) {
     const std::set<const BufferNode*> stored = stored_buffers(func.body);
@@ -230,8 +231,8 @@ class KernelWriter {
     // ptxas left alone spends registers until one block fits on an SM (157
     // for the 128 x 128 SGEMM of 256 threads). Asking for 16 warps per SM
     // keeps the occupancy of the single-buffered kernel (128 registers, no
-    // spill); where that spills, the resource check rejects the candidate.
-    if (!func.double_buffered.empty() && threads < kWarpsPerSmWanted * 32)
+    // spill); where that spills, compile_cuda compiles it without the hint.
+    if (occupancy_hint_ && !func.double_buffered.empty() && threads < kWarpsPerSmWanted * 32)
       os_ << ", " << kWarpsPerSmWanted * 32 / threads;
     os_ << ") " << symbol << "(";
     for (size_t i = 0; i < func.args.size(); ++i) {
@@ -554,6 +555,7 @@ class KernelWriter {
 
   lower::LaunchDims dims_;
   std::string index_type_;
+  bool occupancy_hint_;
   std::set<const BufferNode*> aligned_;  // arguments, shared and local arrays: 16-byte aligned
   const ExprNode* lane_var_ = nullptr;   // the loop variable of the vector loop being written
   int lane_ = 0;
@@ -567,23 +569,25 @@ class KernelWriter {
 
 }  // namespace
 
-std::string cuda_source(const std::vector<const lower::LoweredFunc*>& funcs) {
+std::string cuda_source(const std::vector<const lower::LoweredFunc*>& funcs, bool occupancy_hint) {
   std::string out = kPreamble;
   for (const lower::LoweredFunc* func : funcs) {
     internal_check(func->lowered_for == target::TargetKind::Cuda, "kernel ", func->name,
                    " was lowered for another kind of target than cuda (no barriers, no vthreads): lower it with "
                    "the cuda target");
     out += '\n';
-    out += KernelWriter(lower::launch_dims(*func), index_type(*func)).kernel(*func, func->name);
+    out += KernelWriter(lower::launch_dims(*func), index_type(*func), occupancy_hint).kernel(*func, func->name);
     for (const lower::InputPacking& p : func->packings) {
       out += '\n';
-      out += KernelWriter(lower::launch_dims(p.func), index_type(p.func)).kernel(p.func, p.func.name);
+      out += KernelWriter(lower::launch_dims(p.func), index_type(p.func), occupancy_hint).kernel(p.func, p.func.name);
     }
   }
   return out;
 }
 
-std::string cuda_source(const lower::LoweredFunc& func) { return cuda_source(std::vector{&func}); }
+std::string cuda_source(const lower::LoweredFunc& func, bool occupancy_hint) {
+  return cuda_source(std::vector{&func}, occupancy_hint);
+}
 
 const char* cuda_c_type(DType t) { return c_type(t); }
 

@@ -23,10 +23,12 @@
 namespace tunectl::codegen::cuda {
 
 // The kernel's source: a preamble of helpers, then the kernel(s). The kernel
-// is declared with __launch_bounds__(its threads per block).
-std::string cuda_source(const lower::LoweredFunc& func);
+// is declared with __launch_bounds__(its threads per block), and with
+// occupancy_hint a double-buffered one also with the blocks per SM that make
+// 16 warps (a register cap; compile_cuda drops it where it spills).
+std::string cuda_source(const lower::LoweredFunc& func, bool occupancy_hint = true);
 // One module of many functions (distinct names), for compiling in one go.
-std::string cuda_source(const std::vector<const lower::LoweredFunc*>& funcs);
+std::string cuda_source(const std::vector<const lower::LoweredFunc*>& funcs, bool occupancy_hint = true);
 
 // The C type a kernel's arrays of dtype t have ("float", "unsigned char", ...).
 const char* cuda_c_type(ir::DType t);
