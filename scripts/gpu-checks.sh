@@ -15,7 +15,8 @@
 # ResNet-50 seeded by the constructed log, benched.
 #
 # Here (a machine with the -dev packages):
-#   scripts/gpu-bundle.sh && cp -r ../shared/onnx/light build-bundle/ &&
+#   scripts/gpu-bundle.sh && mkdir -p build-bundle/light &&
+#   cp ../shared/onnx/light/light_{resnet50,squeezenet}* build-bundle/light/ &&  # (64 MiB carried at most)
 #   tunectl tune ../shared/onnx/light/light_resnet50.onnx --target "cuda -arch=sm_90" --search construct \
 #     --log build-bundle/light_resnet50.cuda.json
 # There (the working tree, with build-bundle/tunectl-bundle.tar.xz,
