@@ -234,7 +234,7 @@ std::vector<OpEntry> make_entries() {
   e.push_back({"channel_blocks",
                [](Params& p) {
                  te::Tensor x = input("x", nchw(p, 16, 5));
-                 return one(from_channel_blocks(relu(to_channel_blocks(x, p.dim("block", 8)))));
+                 return one(from_channel_blocks(relu(to_channel_blocks(x, p.dim("block", 8))), x->shape()[1]));
                },
                {{{"C", 16}, {"block", 8}}, {{"N", 2}, {"C", 12}, {"H", 3}, {"W", 7}, {"block", 4}}}});
   e.push_back({"matmul",

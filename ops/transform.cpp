@@ -157,12 +157,14 @@ te::Tensor to_channel_blocks(const te::Tensor& x, int64_t block, const std::stri
       x->dtype());
 }
 
-te::Tensor from_channel_blocks(const te::Tensor& x, const std::string& name) {
+te::Tensor from_channel_blocks(const te::Tensor& x, int64_t channels, const std::string& name) {
   const auto& s = x->shape();
   user_check(s.size() == 5, name, ": needs a channel-blocked tensor [N, C/b, H, W, b]");
   int64_t block = s[4];
+  user_check(channels > (s[1] - 1) * block && channels <= s[1] * block, name, ": ", channels,
+             " channels do not end in the last of ", s[1], " blocks of ", block);
   return te::compute(
-      name, {s[0], s[1] * block, s[2], s[3]},
+      name, {s[0], channels, s[2], s[3]},
       [&](const std::vector<ir::Var>& i) { return te::read(x, {i[0], i[1] / block, i[2], i[3], i[1] % block}); },
       "injective", x->dtype());
 }

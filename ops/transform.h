@@ -41,7 +41,9 @@ te::Tensor reverse_sequence(const te::Tensor& x, const te::Tensor& lens, int64_t
 // The channel-blocked layout NCHW[b]c: x [N, C, H, W] -> [N, C/b, H, W, b],
 // channel c at block c / b, lane c % b (C a multiple of b).
 te::Tensor to_channel_blocks(const te::Tensor& x, int64_t block, const std::string& name = "to_channel_blocks");
-// Back: x [N, C/b, H, W, b] -> [N, C, H, W].
-te::Tensor from_channel_blocks(const te::Tensor& x, const std::string& name = "from_channel_blocks");
+// Back: x [N, ceil(C/b), H, W, b] -> [N, C, H, W], the lanes past channel C
+// (zero padding of the last block) dropped.
+te::Tensor from_channel_blocks(const te::Tensor& x, int64_t channels,
+                               const std::string& name = "from_channel_blocks");
 
 }  // namespace tunectl::ops

@@ -746,7 +746,9 @@ void add_nn_converters(ConverterTable& t) {
     return std::vector<te::Tensor>{ops::to_channel_blocks(c.in(0), c.attr_int("block", 0), c.out_name())};
   };
   t["FromChannelBlocks"] = [](const NodeContext& c) {
-    return std::vector<te::Tensor>{ops::from_channel_blocks(c.in(0), c.out_name())};
+    const std::vector<int64_t>& s = c.in(0)->shape();
+    int64_t every_lane = s.size() == 5 ? s[1] * s[4] : 0;
+    return std::vector<te::Tensor>{ops::from_channel_blocks(c.in(0), c.attr_int("channels", every_lane), c.out_name())};
   };
 }
 

@@ -9,7 +9,13 @@
 // Decided node by node in topological order: a Conv (plain or depthwise)
 // whose output channels are a multiple of b (or of b/2: its output then in
 // blocks of b/2) runs blocked, its input blocked too (a first convolution of
-// fewer than b channels takes them as one block of C); an elementwise node,
+// fewer than b channels takes them as one block of C). A plain Conv whose
+// output channels miss a multiple of b by at most an eighth (SqueezeNet's
+// 1000 classes: 1008) runs in zero-padded blocks of b rather than in b/2:
+// whole vectors for 1% more work. A padded value goes only where its padding
+// cannot reach a real channel: elementwise nodes and pooling, then out of
+// blocks (the padding dropped); a Conv or Concat reads it as NCHW. An
+// elementwise node,
 // pooling or channel concat runs blocked when one of its inputs is (in that
 // input's block), its other inputs being blocked alike, scalars, per-channel
 // constants (repacked, [C, 1, 1] -> [C/b, 1, 1, b]) or NCHW activations of
@@ -17,7 +23,7 @@
 // reads NCHW. Transforms (ToChannelBlocks, FromChannelBlocks) are inserted
 // only where the layout changes, once per value; the model's inputs and
 // outputs keep their ONNX layout. Weights are repacked here, once, as
-// constants: [K, C, R, S] -> [K/b, C/bi, R, S, bi, b].
+// constants: [K, C, R, S] -> [ceil(K/b), C/bi, R, S, bi, b].
 #include <algorithm>
 #include <map>
 #include <string>
@@ -43,26 +49,39 @@ bool single_output(const Node& n) {
   return !n.outputs.empty() && !n.outputs[0].empty();
 }
 
-// [K, C, R, S] -> [K/bo, C/bi, R, S, bi, bo]; depthwise [K, 1, R, S] ->
-// [K/bo, 1, R, S, 1, bo] (bi = 1).
+int64_t blocks_of(int64_t channels, int64_t b) { return (channels + b - 1) / b; }
+
+// [K, C, R, S] -> [ceil(K/bo), C/bi, R, S, bi, bo], output channels past K
+// zero; depthwise [K, 1, R, S] -> [K/bo, 1, R, S, 1, bo] (bi = 1).
 runtime::NDArray pack_conv_weight(const runtime::NDArray& w, int64_t bi, int64_t bo) {
   const auto& s = w.shape();
   int64_t k = s[0], c = s[1], r = s[2], q = s[3];
-  runtime::NDArray p(w.dtype(), {k / bo, c / bi, r, q, bi, bo});
+  runtime::NDArray p(w.dtype(), {blocks_of(k, bo), c / bi, r, q, bi, bo});
   int64_t to = 0;
-  for (int64_t ko = 0; ko < k / bo; ++ko)
+  for (int64_t ko = 0; ko < blocks_of(k, bo); ++ko)
     for (int64_t co = 0; co < c / bi; ++co)
       for (int64_t y = 0; y < r; ++y)
         for (int64_t x = 0; x < q; ++x)
           for (int64_t ci = 0; ci < bi; ++ci)
-            for (int64_t ki = 0; ki < bo; ++ki)
-              p.set(to++, w.get((((ko * bo + ki) * c + co * bi + ci) * r + y) * q + x));
+            for (int64_t ki = 0; ki < bo; ++ki, ++to)
+              if (ko * bo + ki < k) p.set(to, w.get((((ko * bo + ki) * c + co * bi + ci) * r + y) * q + x));
   return p;
 }
 
-// [N, C, H, W] -> [N, C/b, H, W, b].
+// A per-channel constant's C values as [ceil(C/b), b] (the padding zero),
+// with a leading 1 for each extra leading axis it had, [1, C, 1, 1] ->
+// [1, ceil(C/b), 1, 1, b].
+runtime::NDArray pack_per_channel(const runtime::NDArray& v, int64_t channels, int64_t b, bool four_d) {
+  std::vector<int64_t> shape = {blocks_of(channels, b), 1, 1, b};
+  if (four_d) shape.insert(shape.begin(), 1);
+  runtime::NDArray p(v.dtype(), {blocks_of(channels, b) * b});
+  for (int64_t c = 0; c < channels; ++c) p.set(c, v.get(c));
+  return runtime::with_shape(p, shape);
+}
+
+// [N, C, H, W] -> [N, ceil(C/b), H, W, b].
 std::vector<int64_t> blocked_shape(const std::vector<int64_t>& s, int64_t b) {
-  return {s[0], s[1] / b, s[2], s[3], b};
+  return {s[0], blocks_of(s[1], b), s[2], s[3], b};
 }
 
 // A value in channel blocks: its blocked twin's name and the block.
@@ -97,7 +116,7 @@ class ChannelBlocker {
       const std::string& v = n.outputs[0];
       bool nchw_reader = g_.is_output(v);
       for (int r : g_.consumers(v)) nchw_reader = nchw_reader || !blocked_node[r];
-      if (nchw_reader) out.push_back(transform_node("FromChannelBlocks", blocked_.at(v).name, v, 0));
+      if (nchw_reader) out.push_back(from_blocks(v));
     }
     g_.nodes = std::move(out);
     return std::move(g_);
@@ -114,7 +133,7 @@ class ChannelBlocker {
     if (n.op_type == "Concat") {
       int64_t axis = n.attrs.get_int(n, "axis", 1);
       int64_t b = block_of(n.inputs[0]);
-      for (const std::string& v : n.inputs) b = block_of(v) == b ? b : 0;
+      for (const std::string& v : n.inputs) b = block_of(v) == b && !padded(v) ? b : 0;
       return axis == 1 || axis == -3 ? b : 0;
     }
     if (is_supported_op(n.op_type) && op_class(n) == OpClass::Elementwise && n.op_type != "BatchNormalization")
@@ -127,21 +146,33 @@ class ChannelBlocker {
     return it == blocked_.end() ? 0 : it->second.block;
   }
 
+  // Whether v's last block ends in zero padding.
+  bool padded(const std::string& v) const { return block_of(v) && g_.info(v).shape[1] % block_of(v) != 0; }
+
+  bool feeds_concat(const std::string& v) const {
+    for (int r : g_.consumers(v))
+      if (g_.nodes[r].op_type == "Concat") return true;
+    return false;
+  }
+
   // A 2-D Conv, plain or depthwise, with constant weight (and bias): its
-  // output channels in blocks of the vector width, or of half of it when
-  // they only fill those (SqueezeNet's 1000 classes); the input's channels in
-  // the blocks they come in, in vector-wide blocks, or all in one block when
-  // there are fewer (a first convolution's 3).
+  // output channels in blocks of the vector width, padded ones (a plain
+  // Conv's, at most an eighth more, not concatenated), or in blocks of half
+  // of it when they fill those; the input's channels in the blocks they come
+  // in, in vector-wide blocks, or all in one block when there are fewer (a
+  // first convolution's 3).
   int64_t conv_output_block(const Node& n) const {
     const std::string& x = n.inputs[0];
     if (!is_rank4_float(g_, x) || n.inputs.size() < 2 || !g_.is_constant(n.inputs[1])) return 0;
     if (n.inputs.size() > 2 && !n.inputs[2].empty() && !g_.is_constant(n.inputs[2])) return 0;
     const std::vector<int64_t>& w = g_.constants.at(n.inputs[1]).shape();
-    if (w.size() != 4) return 0;
+    if (w.size() != 4 || padded(x)) return 0;
     int64_t k = w[0], c = g_.info(x).shape[1];
     int64_t group = n.attrs.get_int(n, "group", 1);
     int64_t half = block_ / 2 >= 4 ? block_ / 2 : block_;
-    int64_t bo = k % block_ == 0 ? block_ : k % half == 0 ? half : 0;
+    int64_t padding = blocks_of(k, block_) * block_ - k;
+    bool pad = group == 1 && 8 * padding <= k && !feeds_concat(n.outputs[0]);
+    int64_t bo = k % block_ == 0 || pad ? block_ : k % half == 0 ? half : 0;
     if (group == 1) return block_of(x) || c % block_ == 0 || c < block_ ? bo : 0;
     bool depthwise = group == c && k == c && w[1] == 1;
     return depthwise && (block_of(x) == bo || (block_of(x) == 0 && c % bo == 0)) ? bo : 0;
@@ -149,23 +180,26 @@ class ChannelBlocker {
 
   // The block of an elementwise node's blocked inputs (all alike) when its
   // other inputs are scalars, per-channel constants or NCHW activations of
-  // the output's shape; else 0.
+  // the output's shape (not into padded blocks); else 0.
   int64_t elementwise_block(const Node& n) const {
     const std::vector<int64_t>& out = g_.info(n.outputs[0]).shape;
     int64_t b = 0;
+    bool any_padded = false, nchw_activation = false;
     for (const std::string& v : n.inputs) {
       if (v.empty()) continue;
       if (int64_t vb = block_of(v)) {
         if (b != 0 && vb != b) return 0;
         b = vb;
+        any_padded = any_padded || padded(v);
         continue;
       }
       const ValueInfo& info = g_.info(v);
       if (!info.shape_known) return 0;
       if (per_channel_or_scalar(v, out[1])) continue;
       if (info.shape != out || info.dtype != ir::DType::Float32) return 0;
+      nchw_activation = true;
     }
-    return b;
+    return any_padded && nchw_activation ? 0 : b;
   }
 
   // A constant that broadcasts as one value or one value per channel
@@ -202,9 +236,8 @@ class ChannelBlocker {
         if (block_of(v)) {
           v = blocked_.at(v).name;
         } else if (g_.is_constant(v) && elements == channels) {
-          std::vector<int64_t> shape = {channels / result.block, 1, 1, result.block};  // [C/b, 1, 1, b]
-          if (s.size() == 4) shape.insert(shape.begin(), 1);                         // [1, C/b, 1, 1, b]
-          v = add_constant(v, runtime::with_shape(g_.constants.at(v), shape), result.block);
+          v = add_constant(v, pack_per_channel(g_.constants.at(v), channels, result.block, s.size() == 4),
+                           result.block);
         } else if (elements > 1) {
           v = to_blocks(v, result.block, out);  // an NCHW activation of the output's shape
         }
@@ -221,9 +254,17 @@ class ChannelBlocker {
     b.op_type = "ConvNCHWc";
     b.inputs[0] = block_of(x) ? blocked_.at(x).name : to_blocks(x, bi, out);
     b.inputs[1] = add_constant(n.inputs[1], pack_conv_weight(w, depthwise ? 1 : bi, bo), bo);
-    if (n.inputs.size() > 2 && !n.inputs[2].empty())
-      b.inputs[2] =
-          add_constant(n.inputs[2], runtime::with_shape(g_.constants.at(n.inputs[2]), {w.shape()[0] / bo, bo}), bo);
+    if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
+      runtime::NDArray bias = pack_per_channel(g_.constants.at(n.inputs[2]), w.shape()[0], bo, false);
+      b.inputs[2] = add_constant(n.inputs[2], runtime::with_shape(bias, {blocks_of(w.shape()[0], bo), bo}), bo);
+    }
+  }
+
+  // The transform of v's blocked twin back to v, dropping any padding.
+  Node from_blocks(const std::string& v) {
+    Node t = transform_node("FromChannelBlocks", blocked_.at(v).name, v, 0);
+    if (padded(v)) t.attrs.values["channels"] = g_.info(v).shape[1];
+    return t;
   }
 
   // The name of v in blocks of `block`, adding the transform the first time.

@@ -12,6 +12,7 @@
 #include "graph/import.h"
 #include "graph/partition.h"
 #include "graph/passes.h"
+#include "graph/tensor_proto.h"
 #include "ir/error.h"
 #include "onnx_case.h"
 
@@ -54,6 +55,25 @@ TEST_CASE("whole model: SqueezeNet with random weights", "[conformance][slow]") 
   // Real-valued weights: the 1000 outputs are sums of thousands of products,
   // so near-zero outputs need an absolute tolerance for fp32 reassociation.
   check_model("random", "squeezenet_random", {1e-3, 1e-5});
+}
+
+TEST_CASE("whole model: SqueezeNet with random weights, channel-blocked", "[conformance]") {
+  // In blocks of 16 its 1000-class classifier runs in 63 zero-padded blocks
+  // (graph::block_channels): the padding must not reach a real class.
+  const std::string base = onnx_data_dir() + "/random/squeezenet_random";
+  graph::Graph g = graph::block_channels(graph::simplify_graph(graph::import_onnx(base + ".onnx")), 16);
+  bool padded = false;
+  for (const graph::Node& n : g.nodes) padded = padded || n.attrs.get_int(n, "channels", 0) == 1000;
+  CHECK(padded);
+  const graph::NamedTensor input = graph::read_tensor_pb(base + "_input_0.pb");
+  const graph::NamedTensor expected = graph::read_tensor_pb(base + "_output_0.pb");
+  REQUIRE(g.inputs.size() == 1);
+  REQUIRE(g.outputs.size() == 1);
+  graph::Executor exec(g, graph::partition(g));
+  const runtime::NDArray actual = exec.run({{g.inputs[0], input.value}}).at(g.outputs[0]);
+  runtime::CompareResult r = runtime::all_close(actual, expected.value, 1e-3, 1e-5);
+  INFO(r.message);
+  CHECK(r.ok);
 }
 
 TEST_CASE("whole model: a detector with dynamic dimensions runs pinned by --input-shape or its input", "[conformance]") {

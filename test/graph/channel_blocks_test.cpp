@@ -135,3 +135,56 @@ TEST_CASE("block_channels: convolutions whose channels fill no block stay NCHW",
   CHECK(half.info(half.nodes.back().inputs[0]).shape == std::vector<int64_t>{1, 3, 6, 6, 4});
   REQUIRE_THROWS_WITH(block_channels(conv_relu(16, 16), 1), Catch::Contains("at least 2"));
 }
+
+TEST_CASE("block_channels: output channels an eighth short of whole blocks run zero-padded", "[cpu]") {
+  // 120 classes of a 1x1 classifier: 8 blocks of 16, the last eight lanes
+  // zero; ReLU, a per-channel scale and pooling run on the padded blocks, the
+  // padding dropped where NCHW nodes and the graph's outputs read them, and
+  // a Conv or an add of an NCHW activation reads them as NCHW.
+  hand::Builder b;
+  b.input("x", {1, 16, 6, 6});
+  b.input("y", {1, 120, 6, 6});
+  b.node("Conv", {"x", b.constant("w", random({120, 16, 1, 1}, 1)), b.constant("bias", random({120}, 2))},
+         {"classes"}, {{1, 120, 6, 6}});
+  b.node("Relu", {"classes"}, {"relu"}, {{1, 120, 6, 6}});
+  b.node("Mul", {"relu", b.constant("scale", random({1, 120, 1, 1}, 3))}, {"scaled"}, {{1, 120, 6, 6}});
+  b.node("MaxPool", {"scaled"}, {"pool"}, {{1, 120, 3, 3}},
+         {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
+  b.node("GlobalAveragePool", {"pool"}, {"gap"}, {{1, 120, 1, 1}});
+  b.node("Conv", {"scaled", b.constant("w2", random({16, 120, 1, 1}, 4))}, {"mixed"}, {{1, 16, 6, 6}});
+  b.node("Add", {"relu", "y"}, {"with_y"}, {{1, 120, 6, 6}});
+  b.output("gap");
+  b.output("relu");
+  b.output("mixed");
+  b.output("with_y");
+  Graph g = b.g;
+
+  Graph blocked = block_channels(g, 16);
+  CHECK(count_ops(blocked, "ConvNCHWc") == 1);
+  CHECK(count_ops(blocked, "Conv") == 1);  // reads the padded scale as NCHW
+  CHECK(count_ops(blocked, "Add") == 1);   // NCHW: y would have to be padded
+  CHECK(count_ops(blocked, "MaxPoolNCHWc") == 1);
+  CHECK(count_ops(blocked, "GlobalAveragePoolNCHWc") == 1);
+  for (const Node& n : blocked.nodes) {
+    if (n.op_type == "ConvNCHWc") CHECK(blocked.info(n.outputs[0]).shape == Shape{1, 8, 6, 6, 16});
+    if (n.op_type == "FromChannelBlocks") CHECK(n.attrs.get_int(n, "channels", 0) == 120);
+  }
+  std::map<std::string, runtime::NDArray> inputs = {{"x", random({1, 16, 6, 6}, 5)}, {"y", random({1, 120, 6, 6}, 6)}};
+  std::map<std::string, runtime::NDArray> reference = hand::run_nodes(g, inputs);
+  Executor executor(blocked, partition(blocked));
+  std::map<std::string, runtime::NDArray> actual = executor.run(inputs);
+  for (const std::string& name : g.outputs) {
+    INFO(name);
+    REQUIRE(actual.at(name).shape() == reference.at(name).shape());
+    runtime::CompareResult r = runtime::all_close(actual.at(name), reference.at(name), 1e-4, 1e-5);
+    INFO(r.message);
+    CHECK(r.ok);
+  }
+  // Concatenated, the same convolution takes half-width blocks instead.
+  b.node("Concat", {"classes", "classes"}, {"both"}, {{1, 240, 6, 6}}, {{"axis", int64_t{1}}});
+  b.output("both");
+  Graph concatenated = block_channels(b.g, 16);
+  for (const Node& n : concatenated.nodes)
+    if (n.op_type == "ConvNCHWc" && n.outputs[0].rfind("classes", 0) == 0)
+      CHECK(concatenated.info(n.outputs[0]).shape == Shape{1, 15, 6, 6, 8});
+}
