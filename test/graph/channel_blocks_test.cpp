@@ -64,6 +64,19 @@ Graph blockable_network() {
   return b.g;
 }
 
+// Every output of g, run blocked by executor, against the reference run.
+void check_outputs(Executor executor, const Graph& g, const std::map<std::string, runtime::NDArray>& inputs,
+                   const std::map<std::string, runtime::NDArray>& reference) {
+  std::map<std::string, runtime::NDArray> actual = executor.run(inputs);
+  for (const std::string& name : g.outputs) {
+    INFO(name);
+    REQUIRE(actual.at(name).shape() == reference.at(name).shape());
+    runtime::CompareResult r = runtime::all_close(actual.at(name), reference.at(name), 1e-4, 1e-5);
+    INFO(r.message);
+    CHECK(r.ok);
+  }
+}
+
 size_t count_ops(const Graph& g, const std::string& op) {
   return static_cast<size_t>(
       std::count_if(g.nodes.begin(), g.nodes.end(), [&](const Node& n) { return n.op_type == op; }));
@@ -102,15 +115,7 @@ TEST_CASE("block_channels: a blocked network computes what the NCHW one does", "
       INFO(sg.name);
       CHECK(!(conv && from));
     }
-    Executor executor(blocked, std::move(subgraphs));
-    std::map<std::string, runtime::NDArray> actual = executor.run(inputs);
-    for (const std::string& name : g.outputs) {
-      INFO(name);
-      REQUIRE(actual.at(name).shape() == reference.at(name).shape());
-      runtime::CompareResult r = runtime::all_close(actual.at(name), reference.at(name), 1e-4, 1e-5);
-      INFO(r.message);
-      CHECK(r.ok);
-    }
+    check_outputs(Executor(blocked, std::move(subgraphs)), g, inputs, reference);
   }
 }
 
@@ -171,15 +176,7 @@ TEST_CASE("block_channels: output channels an eighth short of whole blocks run z
   }
   std::map<std::string, runtime::NDArray> inputs = {{"x", random({1, 16, 6, 6}, 5)}, {"y", random({1, 120, 6, 6}, 6)}};
   std::map<std::string, runtime::NDArray> reference = hand::run_nodes(g, inputs);
-  Executor executor(blocked, partition(blocked));
-  std::map<std::string, runtime::NDArray> actual = executor.run(inputs);
-  for (const std::string& name : g.outputs) {
-    INFO(name);
-    REQUIRE(actual.at(name).shape() == reference.at(name).shape());
-    runtime::CompareResult r = runtime::all_close(actual.at(name), reference.at(name), 1e-4, 1e-5);
-    INFO(r.message);
-    CHECK(r.ok);
-  }
+  check_outputs(Executor(blocked, partition(blocked)), g, inputs, reference);
   // Concatenated, the same convolution takes half-width blocks instead.
   b.node("Concat", {"classes", "classes"}, {"both"}, {{1, 240, 6, 6}}, {{"axis", int64_t{1}}});
   b.output("both");
