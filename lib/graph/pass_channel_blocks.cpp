@@ -18,7 +18,7 @@
 // elementwise node,
 // pooling or channel concat runs blocked when one of its inputs is (in that
 // input's block), its other inputs being blocked alike, scalars, per-channel
-// constants (repacked, [C, 1, 1] -> [C/b, 1, 1, b]) or NCHW activations of
+// constants (repacked, [C, 1, 1] -> [ceil(C/b), 1, 1, b], zero past C) or NCHW activations of
 // its own shape (transformed in). Every other node
 // reads NCHW. Transforms (ToChannelBlocks, FromChannelBlocks) are inserted
 // only where the layout changes, once per value; the model's inputs and
