@@ -30,7 +30,9 @@ namespace {
 // matmul.local, matmul once all steps are in); with double_buffer, both
 // tiles double-buffered, the next k step's loads in flight during this
 // one's FMAs; with k_major, A's tile stored k-major (a thread's 4 rows
-// side by side: float4 fragment loads). n must be a multiple of 128.
+// side by side: float4 fragment loads). The inner k loop and the thread's
+// loops are unrolled (auto_unroll_max_step 512), the vthreads inside the
+// inner k loop (inject_virtual_threads.h). n must be a multiple of 128.
 std::string hand_gpu_matmul_steps(int64_t n, bool double_buffer, bool k_major) {
   const std::string s = std::to_string(n), s2 = std::to_string(n * n);
   return R"([["CHW", 2, "local"],
@@ -42,7 +44,7 @@ std::string hand_gpu_matmul_steps(int64_t n, bool double_buffer, bool k_major) {
     ["SP", 1, 0, )" + s2 + R"(, [256, 4], true],
     ["AN", 1, 1, "threadIdx.x"], ["AN", 1, 2, "vectorize"],
     ["CHR", 2, "shared", [3]], ["CA", 3, 4, 0], ["FU", 3, [0, 1]], ["SP", 3, 0, )" + s2 + R"(, [256, 4], true],
-    ["AN", 3, 1, "threadIdx.x"], ["AN", 3, 2, "vectorize"])" +
+    ["AN", 3, 1, "threadIdx.x"], ["AN", 3, 2, "vectorize"], ["PR", 4, 0, "auto_unroll_max_step$512"])" +
          (double_buffer ? R"(, ["PR", 1, 0, "double_buffer"], ["PR", 3, 0, "double_buffer"]])" : "]");
 }
 

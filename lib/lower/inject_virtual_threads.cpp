@@ -1,5 +1,7 @@
 #include "lower/inject_virtual_threads.h"
 
+#include <set>
+
 #include "ir/functor.h"
 #include "ir/substitute.h"
 #include "lower/expand_buffer.h"
@@ -21,7 +23,6 @@ class VirtualThreadInjector {
 
   Stmt inject(const Stmt& s) {
     if (!uses_var(s, loop_->var)) return s;
-    if (!has_shared_part(s)) return wrap(s);
     switch (s.kind()) {
       case StmtKind::Seq: {
         std::vector<Stmt> stmts;
@@ -30,7 +31,10 @@ class VirtualThreadInjector {
       }
       case StmtKind::For: {
         const auto* op = s.as<ForNode>();
-        if (uses_var(op->min, loop_->var) || uses_var(op->extent, loop_->var)) return wrap(s);
+        // A vectorized loop's body must stay one store.
+        if (op->for_kind == ForKind::Vectorized || uses_var(op->min, loop_->var) ||
+            uses_var(op->extent, loop_->var) || indexes_private(op->var, op->body))
+          return wrap(s);
         return make_for(op->var, op->min, op->extent, op->for_kind, inject(op->body), op->thread_tag);
       }
       case StmtKind::IfThenElse: {
@@ -47,7 +51,7 @@ class VirtualThreadInjector {
   }
 
   // Copies per vthread of the thread's own buffers allocated in s.
-  Stmt expand_private_buffers(const Stmt& s) const {
+  Stmt expand_private_buffers(const Stmt& s) {
     const auto* op = s.as<AllocateNode>();
     if (op == nullptr) {
       if (const auto* seq = s.as<SeqNode>()) {
@@ -72,28 +76,36 @@ class VirtualThreadInjector {
     std::vector<int64_t> shape = op->buffer->shape;
     shape.insert(shape.begin(), extent());
     Buffer copies(op->buffer->name, op->buffer->dtype, shape, op->buffer->scope);
+    private_.insert(copies.get());
     return make_allocate(copies, expand_buffer(body, op->buffer, copies, loop_->var));
   }
 
  private:
   int64_t extent() const { return loop_->extent.as<IntImmNode>()->value; }
 
-  // Whether some statement inside s runs the same in every vthread.
-  bool has_shared_part(const Stmt& s) const {
-    if (!uses_var(s, loop_->var)) return true;
-    switch (s.kind()) {
-      case StmtKind::Seq:
-        for (const Stmt& x : s.as<SeqNode>()->stmts)
-          if (has_shared_part(x)) return true;
-        return false;
-      case StmtKind::For: return has_shared_part(s.as<ForNode>()->body);
-      case StmtKind::IfThenElse: {
-        const auto* op = s.as<IfThenElseNode>();
-        return has_shared_part(op->then_case) || (op->else_case && has_shared_part(op->else_case));
+  // Whether var indexes an access of a per-vthread buffer in s (the loops
+  // over a thread's own tile of outputs, as opposed to a reduction).
+  bool indexes_private(const Var& var, const Stmt& s) const {
+    struct Scan : IRVisitor {
+      const std::set<const BufferNode*>& buffers;
+      const Var& var;
+      bool found = false;
+      Scan(const std::set<const BufferNode*>& b, const Var& v) : buffers(b), var(v) {}
+      void access(const Buffer& b, const std::vector<Expr>& indices) {
+        if (buffers.count(b.get()) == 0) return;
+        for (const Expr& i : indices) found = found || uses_var(i, var);
       }
-      case StmtKind::Allocate: return has_shared_part(s.as<AllocateNode>()->body);
-      default: return false;
-    }
+      void visit_Store(const StoreNode* op) override {
+        access(op->buffer, op->indices);
+        IRVisitor::visit_Store(op);
+      }
+      void visit_Load(const LoadNode* op) override {
+        access(op->buffer, op->indices);
+        IRVisitor::visit_Load(op);
+      }
+    } scan(private_, var);
+    scan.visit(s);
+    return scan.found;
   }
 
   Stmt wrap(const Stmt& s) const {
@@ -101,6 +113,7 @@ class VirtualThreadInjector {
   }
 
   const ForNode* loop_;
+  std::set<const BufferNode*> private_;  // the per-vthread copies made by expand_private_buffers
 };
 
 class Injector : public IRMutator {

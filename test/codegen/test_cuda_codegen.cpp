@@ -5,6 +5,7 @@
 // the reference does.
 #include <catch2/catch.hpp>
 
+#include <cctype>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -128,37 +129,60 @@ TEST_CASE("a double-buffered kernel stages its tiles in registers and asks for 1
   check_on_host(s, f, 5);
 }
 
+// bench --core's hand SGEMM at n^3 (blocks of 256 threads, 2 x 2 vthreads
+// of 4 x 4, k in steps of 8, the inner k loop unrolled), both tiles
+// double-buffered; with k_major, A's 128 x 8 tile stored k-major.
+namespace {
+schedule::State hand_sgemm(int64_t n, bool k_major) {
+  const auto dag = std::make_shared<const te::ComputeDAG>(ops::make_op_dag("matmul", {{"M", n}, {"N", n}, {"K", n}}));
+  const std::string e = std::to_string(n), e2 = std::to_string(n * n);
+  return schedule::replay(dag, schedule::steps_from_json(nlohmann::json::parse(R"([
+    ["CHW", 2, "local"], ["SP", 3, 0, )" + e + R"(, [2, 16, 4], true], ["SP", 3, 4, )" + e + R"(, [2, 16, 4], true],
+    ["RE", 3, [0, 4, 1, 5, 2, 6, 3, 7]], ["FU", 3, [0, 1]], ["FU", 3, [1, 2]], ["FU", 3, [2, 3]],
+    ["AN", 3, 0, "blockIdx.x"], ["AN", 3, 1, "vthread"], ["AN", 3, 2, "threadIdx.x"],
+    ["CA", 2, 3, 2], ["SP", 2, 2, )" + e + R"(, [8], true], ["RE", 2, [2, 3, 0, 1]],
+    ["CHR", 0, "shared", [2]], )" + (k_major ? R"(["SO", 1, [1, 0]], )" : "") + R"(["CA", 1, 3, 0], ["FU", 1, [0, 1]],
+    ["SP", 1, 0, )" + e2 + R"(, [256, 4], true], ["AN", 1, 1, "threadIdx.x"], ["AN", 1, 2, "vectorize"],
+    ["CHR", 2, "shared", [3]], ["CA", 3, 4, 0], ["FU", 3, [0, 1]], ["SP", 3, 0, )" + e2 + R"(, [256, 4], true],
+    ["AN", 3, 1, "threadIdx.x"], ["AN", 3, 2, "vectorize"], ["PR", 4, 0, "auto_unroll_max_step$512"],
+    ["PR", 1, 0, "double_buffer"], ["PR", 3, 0, "double_buffer"]])")));
+}
+}  // namespace
+
 TEST_CASE("a shared tile stored k-major is filled with float4 loads and a store per lane, and computes the reference",
           "[gpu-emulator]") {
   require_nvrtc();
   const target::Target sm90 = schedule::cuda_target("sm_90");
-  // bench --core's hand SGEMM at 128^3 (one block of 256 threads, 2 x 2
-  // vthreads of 4 x 4), A's 128 x 8 tile stored k-major, both tiles
-  // double-buffered.
-  const auto dag =
-      std::make_shared<const te::ComputeDAG>(ops::make_op_dag("matmul", {{"M", 128}, {"N", 128}, {"K", 128}}));
-  const schedule::State s = schedule::replay(dag, schedule::steps_from_json(nlohmann::json::parse(R"([
-    ["CHW", 2, "local"], ["SP", 3, 0, 128, [2, 16, 4], true], ["SP", 3, 4, 128, [2, 16, 4], true],
-    ["RE", 3, [0, 4, 1, 5, 2, 6, 3, 7]], ["FU", 3, [0, 1]], ["FU", 3, [1, 2]], ["FU", 3, [2, 3]],
-    ["AN", 3, 0, "blockIdx.x"], ["AN", 3, 1, "vthread"], ["AN", 3, 2, "threadIdx.x"],
-    ["CA", 2, 3, 2], ["SP", 2, 2, 128, [8], true], ["RE", 2, [2, 3, 0, 1]],
-    ["CHR", 0, "shared", [2]], ["SO", 1, [1, 0]], ["CA", 1, 3, 0], ["FU", 1, [0, 1]],
-    ["SP", 1, 0, 16384, [256, 4], true], ["AN", 1, 1, "threadIdx.x"], ["AN", 1, 2, "vectorize"],
-    ["CHR", 2, "shared", [3]], ["CA", 3, 4, 0], ["FU", 3, [0, 1]], ["SP", 3, 0, 16384, [256, 4], true],
-    ["AN", 3, 1, "threadIdx.x"], ["AN", 3, 2, "vectorize"],
-    ["PR", 1, 0, "double_buffer"], ["PR", 3, 0, "double_buffer"]])")));
+  const schedule::State s = hand_sgemm(128, true);
   const lower::LoweredFunc f = lower::lower(s, "sgemm", sm90);
   const std::string src = cuda_source(f);
   INFO(src);
   // A row-major 4-float piece of A lands in 4 rows of the k-major tile, 128 apart.
   CHECK_THAT(src, Catch::Contains("= *reinterpret_cast<const float4*>(&b_A["));
   CHECK_THAT(src, Catch::Contains("* (128))) + (v_ax0_ax1__1 / (2)))] = tc_v"));
-  // The consumer reads A's tile at k * 128 + its row.
+  // The consumer reads A's tile at k * 128 + its row, the vthreads inside
+  // the unrolled inner k loop.
   CHECK_THAT(src, Catch::Contains("b_A_shared_0[((((v_rk_1 * (128))"));
-  // Under the occupancy hint (2 blocks of 256 threads: 128 registers) its
-  // 64 accumulators and staged tiles spill; compile_cuda compiles it again
-  // without the hint, and it fits.
-  CHECK_THAT(src, Catch::Contains("__launch_bounds__(256, 2) sgemm("));
+  std::string squeezed = src;
+  std::erase_if(squeezed, [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
+  CHECK_THAT(squeezed, Catch::Contains("#pragmaunrollfor(unsignedv_rk_1=(0);v_rk_1<(0)+(8);++v_rk_1){"
+                                       "#pragmaunrollfor(unsignedv_matmul_i0_1_matmul_i1_1_=(0);"));
+  // Two blocks of 256 threads per SM (128 registers) without a spill.
+  const CudaBinary b = compile_cuda(f, sm90);
+  CHECK_THAT(b.source, Catch::Contains("__launch_bounds__(256, 2) sgemm("));
+  CHECK(b.compiled.resources.at("sgemm").registers <= 128);
+  CHECK(b.compiled.resources.at("sgemm").spill_store_bytes == 0);
+  check_on_host(s, f, 5);
+}
+
+TEST_CASE("a double-buffered kernel that spills under the occupancy hint is compiled again without it",
+          "[gpu-emulator]") {
+  require_nvrtc();
+  const target::Target sm90 = schedule::cuda_target("sm_90");
+  // A's tile row-major: its fragments are scalar loads, kept longer.
+  const schedule::State s = hand_sgemm(128, false);
+  const lower::LoweredFunc f = lower::lower(s, "sgemm", sm90);
+  CHECK_THAT(cuda_source(f), Catch::Contains("__launch_bounds__(256, 2) sgemm("));
   const CudaBinary b = compile_cuda(f, sm90);
   CHECK_THAT(b.source, Catch::Contains("__launch_bounds__(256) sgemm("));
   CHECK(b.compiled.resources.at("sgemm").registers > 128);

@@ -40,17 +40,32 @@ struct Allocations : ir::IRVisitor {
   std::map<std::string, int64_t> elements;
   int shared_stores_in_vthreads = 0;
   int vthread_depth = 0;
+  // Stores, and those inside a vthread loop with every reduce (rk) loop
+  // around it, per buffer.
+  std::map<std::string, int> stores, stores_in_vthread_in_reduce;
+  std::vector<const ir::ForNode*> loops;
   void visit_Allocate(const ir::AllocateNode* op) override {
     elements[op->buffer->name] = op->buffer->num_elements();
     IRVisitor::visit_Allocate(op);
   }
   void visit_For(const ir::ForNode* op) override {
     const bool vthread = op->thread_tag == "vthread";
+    loops.push_back(op);
     vthread_depth += vthread;
     IRVisitor::visit_For(op);
     vthread_depth -= vthread;
+    loops.pop_back();
   }
   void visit_Store(const ir::StoreNode* op) override {
+    ++stores[op->buffer->name];
+    bool in_reduce = false, in_vthread = false, reduce_in_vthread = false;
+    for (const ir::ForNode* loop : loops) {
+      const bool reduce = loop->var.node()->name.starts_with("rk");
+      in_reduce = in_reduce || reduce;
+      reduce_in_vthread = reduce_in_vthread || (reduce && in_vthread);
+      in_vthread = in_vthread || loop->thread_tag == "vthread";
+    }
+    if (in_reduce && in_vthread && !reduce_in_vthread) ++stores_in_vthread_in_reduce[op->buffer->name];
     if (op->buffer->scope == ir::MemScope::Shared && vthread_depth > 0) ++shared_stores_in_vthreads;
     IRVisitor::visit_Store(op);
   }
@@ -87,6 +102,10 @@ TEST_CASE("GPU matmul with shared tiles, local accumulators and vthreads compute
     CHECK(a.elements["B.shared"] == 4 * 16);
     CHECK(a.elements["matmul.local"] == 4 * 2 * 2);
     CHECK(a.shared_stores_in_vthreads == 0);
+    // The update's vthread loop sits inside the reduction's inner loop, so
+    // each vthread loads its fragments once per step of it.
+    CHECK(a.stores["matmul.local"] == 2);  // the initial value and the update
+    CHECK(a.stores_in_vthread_in_reduce["matmul.local"] == 1);
   }
   SECTION("non-divisible tiles are guarded") {
     State s = gpu_matmul(20, 12, 10, {1, 4, 2}, {1, 2, 3}, 3);
