@@ -19,6 +19,9 @@
 #   cp ../shared/onnx/light/light_{resnet50,squeezenet}* build-bundle/light/ &&  # (64 MiB carried at most)
 #   tunectl tune ../shared/onnx/light/light_resnet50.onnx --target "cuda -arch=sm_90" --search construct \
 #     --log build-bundle/light_resnet50.cuda.json
+# The tree travels too, and with the CPU logs (30 MiB) it and the bundle
+# pass 64 MiB: move tuning_logs/*.llvm.json aside for the call (no step
+# reads them) and back after it.
 # There (the working tree, with build-bundle/tunectl-bundle.tar.xz,
 # build-bundle/light and build-bundle/light_resnet50.cuda.json carried):
 #   scripts/gpu-checks.sh OUT_DIR [TUNE_SECONDS [STEPS]]
