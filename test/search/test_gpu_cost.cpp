@@ -189,10 +189,10 @@ TEST_CASE("construction on the CPU: a program of the CPU sketches that computes 
   test::check_computes_reference(*dag, c->best.state, 3);
 }
 
-TEST_CASE("the analytic GPU cost ranks the H100 timings of the committed CUDA logs better than chance",
+TEST_CASE("the analytic GPU cost ranks the device timings of the committed CUDA logs better than chance",
           "[gpu_cost]") {
-  // Every measured record of tuning_logs/*.cuda.json (timed on lent H100s,
-  // by the code generation of their day), replayed and estimated: Spearman
+  // Every measured record of tuning_logs/*.cuda.json (timed on lent H100s
+  // and H200s, by the code generation of their day), replayed and estimated: Spearman
   // between the estimates and the median times, per task with 20 or more
   // records. Within a task the model ranks poorly (2026-11-27: mean 0.13;
   // the 4096^3 SGEMM's 214 programs -0.13, no term of the model
