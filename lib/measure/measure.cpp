@@ -356,7 +356,8 @@ class BatchRun {
 }  // namespace
 
 Measurer::Measurer(MeasureOptions options) : options_(std::move(options)) {
-  user_check(options_.repeats >= 1, "measure: repeats must be at least 1, got ", options_.repeats);
+  user_check(options_.repeats >= 1 && options_.cpu_calls >= 1, "measure: repeats and cpu_calls must be at least 1, got ",
+             options_.repeats, " and ", options_.cpu_calls);
   user_check(options_.build_timeout_s > 0 && options_.run_timeout_s > 0, "measure: timeouts must be positive");
   if (!options_.backend) options_.backend = backend::host_backend();
   // Builds run on this machine's cores whatever the target (a GPU target's

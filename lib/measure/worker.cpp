@@ -182,13 +182,7 @@ void check_and_time(int fd, size_t index, const MeasureInput& input, const runti
     if (input.slow_cutoff_s > 0 && first_run_s > input.slow_cutoff_s) {
       return send_done(fd, index, MeasureError::None, "", build_s, check_s, {first_run_s});
     }
-    runtime::TimingOptions timing_options;
-    timing_options.repeats = options.repeats;
-    timing_options.min_repeat_seconds = options.min_repeat_seconds;
-    timing_options.flush_cache = options.flush_cache;
-    for (const auto* arrays : {&reference.inputs, &outputs, &packed}) {
-      for (const runtime::NDArray& a : *arrays) timing_options.flush_buffers.push_back(bytes_of(a));
-    }
+    const runtime::TimingOptions timing_options = timing_options_for(*input.dag, reference.inputs, packed, options);
     runtime::Timing timing = options.run_override ? runtime::time_function(run, timing_options)
                                                   : kernel.time(args.data(), timing_options);
     for (double c : timing.seconds_per_call) {
@@ -207,6 +201,29 @@ void check_and_time(int fd, size_t index, const MeasureInput& input, const runti
 }
 
 }  // namespace
+
+runtime::TimingOptions timing_options_for(const te::ComputeDAG& dag, const std::vector<runtime::NDArray>& inputs,
+                                          const std::vector<runtime::NDArray>& packed, const MeasureOptions& options) {
+  runtime::TimingOptions timing;
+  if (options.backend->builds_device_code()) {
+    timing.repeats = options.repeats;
+    timing.min_repeat_seconds = options.min_repeat_seconds;
+    timing.flush_cache = options.flush_cache;
+    return timing;
+  }
+  timing.repeats = options.cpu_calls;
+  timing.min_repeat_seconds = 0;  // one call per repeat
+  const std::vector<te::Tensor> placeholders = dag.placeholders();
+  internal_check(placeholders.size() == inputs.size(), "timing: ", inputs.size(), " inputs for ",
+                 placeholders.size(), " placeholders");
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (placeholders[i]->constant) timing.flush_buffers.push_back(bytes_of(inputs[i]));
+  }
+  for (const runtime::NDArray& a : packed) timing.flush_buffers.push_back(bytes_of(a));
+  // Nothing constant: nothing to evict (an empty list would flush the whole cache).
+  timing.flush_cache = options.flush_cache && !timing.flush_buffers.empty();
+  return timing;
+}
 
 void serve_batch(int fd, const std::vector<MeasureInput>& inputs, const std::vector<Measurer::Reference*>& references,
                  const MeasureOptions& options) {

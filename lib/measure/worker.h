@@ -19,10 +19,19 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "measure/measure.h"
+#include "runtime/timer.h"
 
 namespace tunectl::measure {
+
+// How a worker times a checked kernel (MeasureOptions::cpu_calls and
+// ::repeats): on the host CPU, single calls with the buffers of the DAG's
+// constant placeholders (inputs, in DAG order) and of their packed forms
+// evicted before each; on a device, repeats of launches.
+runtime::TimingOptions timing_options_for(const te::ComputeDAG& dag, const std::vector<runtime::NDArray>& inputs,
+                                          const std::vector<runtime::NDArray>& packed, const MeasureOptions& options);
 
 // Runs in the forked worker until the parent closes the socket; never returns.
 // references holds each input's reference (inputs and expected outputs).

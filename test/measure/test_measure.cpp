@@ -15,6 +15,8 @@
 #include "measure/fault_injection.h"
 #include "backend/backend.h"
 #include "measure/measure.h"
+#include "measure/worker.h"
+#include "check/reference_check.h"
 #include "ops/registry.h"
 #include "schedule/state.h"
 
@@ -39,7 +41,8 @@ std::vector<schedule::Step> tiled_steps(const std::shared_ptr<const te::ComputeD
 
 measure::MeasureOptions fast_options() {
   measure::MeasureOptions o;
-  o.repeats = 2;
+  o.cpu_calls = 2;
+  o.repeats = 2;  // GPU
   o.min_repeat_seconds = 0.001;
   o.run_timeout_s = 2;
   o.parallel_builds = 2;
@@ -75,6 +78,53 @@ TEST_CASE("a normal matmul candidate gets finite costs", "[cpu]") {
   require_good(results[0]);
   require_good(results[1]);
   CHECK(results[0].run_seconds > 0);
+}
+
+TEST_CASE("on the CPU each timed call is alone, after the constants alone were evicted", "[cpu]") {
+  // gemm's B is a model constant (a weight); A is an activation.
+  auto gemm = std::make_shared<const te::ComputeDAG>(
+      ops::make_op_dag("gemm", {{"M", 16}, {"N", 24}, {"K", 8}, {"c_shape", nlohmann::json::array()}}));
+  const std::vector<te::Tensor> placeholders = gemm->placeholders();
+  REQUIRE(placeholders.size() == 2);
+  REQUIRE_FALSE(placeholders[0]->constant);
+  REQUIRE(placeholders[1]->constant);
+  const std::vector<runtime::NDArray> inputs = check::check_inputs(*gemm, 1);
+  const std::vector<runtime::NDArray> packed = {runtime::NDArray(ir::DType::Float32, {3, 8, 8})};
+  measure::MeasureOptions o = fast_options();
+  o.cpu_calls = 7;
+  o.backend = backend::host_backend();
+  runtime::TimingOptions t = measure::timing_options_for(*gemm, inputs, packed, o);
+  CHECK(t.repeats == 7);
+  CHECK(t.min_repeat_seconds == 0);
+  CHECK(t.flush_cache);
+  REQUIRE(t.flush_buffers.size() == 2);
+  CHECK(t.flush_buffers[0].data() == static_cast<const std::byte*>(inputs[1].raw()));
+  CHECK(t.flush_buffers[0].size() == inputs[1].num_bytes());
+  CHECK(t.flush_buffers[1].data() == static_cast<const std::byte*>(packed[0].raw()));
+  CHECK(t.flush_buffers[1].size() == 3 * 8 * 8 * sizeof(float));
+
+  // Nothing constant: nothing is flushed (an empty list would mean the whole cache).
+  auto matmul = matmul_dag();
+  t = measure::timing_options_for(*matmul, check::check_inputs(*matmul, 1), {}, o);
+  CHECK(t.repeats == 7);
+  CHECK_FALSE(t.flush_cache);
+  CHECK(t.flush_buffers.empty());
+
+  // A GPU repeats launches and flushes its L2 between repeats.
+  o.backend = backend::make_backend(backend::resolve_target("cuda -arch=sm_90"));
+  t = measure::timing_options_for(*gemm, inputs, packed, o);
+  CHECK(t.repeats == 2);
+  CHECK(t.min_repeat_seconds == 0.001);
+  CHECK(t.flush_cache);
+  CHECK(t.flush_buffers.empty());
+
+  // Measured: one cost per call.
+  o.backend = backend::host_backend();
+  measure::Measurer measurer(o);
+  const log::MeasureResult r = measurer.measure({{gemm, {}}})[0];
+  INFO(log::to_string(r.error) << ": " << r.error_message);
+  REQUIRE(r.ok());
+  CHECK(r.costs.size() == 7);
 }
 
 TEST_CASE("a candidate slower than its cutoff is timed by its first run alone", "[cpu]") {

@@ -41,8 +41,7 @@ inline tune::TuneOptions fast_options(const std::string& log_path) {
   o.search.population = 32;
   o.search.generations = 1;
   o.xgb.num_rounds = 10;
-  o.measure.repeats = 1;
-  o.measure.min_repeat_seconds = 0.001;
+  o.measure.cpu_calls = 3;
   o.measure.flush_cache = false;
   o.measure.run_timeout_s = 2;
   o.measure.parallel_builds = 2;  // chunks of 4 candidates
