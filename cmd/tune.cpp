@@ -27,6 +27,7 @@
 #include "kernels/kernel_cache.h"
 #include "log/log_file.h"
 #include "tasks/extract.h"
+#include "tune/constant_footprint.h"
 #include "tune/construct_tasks.h"
 #include "tune/transfer.h"
 #include "tune/tuner.h"
@@ -176,6 +177,9 @@ void run_tune(TuneCmdOptions& o) {
   }
   std::printf("tuning %zu tasks of %s for %s: %d trials, log %s\n", tasks.size(), o.model.c_str(),
               o.tune.backend->target().str().c_str(), o.tune.trials, o.log_path.c_str());
+  if (!o.tune.backend->builds_device_code()) {
+    std::printf("timing: %s\n", tune::constant_footprint(tasks, o.tune.backend->target()).describe().c_str());
+  }
   std::fflush(stdout);
   finish(tune::tune(tasks, o.tune), tasks, o);
 }

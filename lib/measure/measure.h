@@ -120,7 +120,14 @@ struct MeasureOptions {
   // 18.7-19.2 ms in the model, 0.93-0.94x of ONNX Runtime; retuned with
   // cold constants it ran 17.97-18.09 ms, 0.97-0.99x, in the same half hour
   // (the search picks programs that stream their weights). One cost per
-  // call; the cost model and the log take their median.
+  // call; the cost model and the log take their median. Single calls are
+  // noisier than 20 ms repeats (the ten calls of a record spread by a
+  // median 4.3% interquartile over the 1932 records of that retune, three
+  // repeats of 20 ms by 2.1%), but both are below how much a program's
+  // cost moved between passes on this shared machine (a median 10% over 80
+  // ResNet-50 programs, three passes, for repeats of 10, 20 or 40 ms alike),
+  // and timing fell to 10% of a tuning run's wall time (21 s of that
+  // retune's 212) from a third.
   int cpu_calls = 10;
   // Timing on a device (a GPU): `repeats` repeats of back-to-back launches,
   // each lasting at least min_repeat_seconds (one launch is microseconds,

@@ -21,6 +21,7 @@
 #include "search/task_search.h"
 #include "tasks/similarity.h"
 #include "te/dag_json.h"
+#include "tune/constant_footprint.h"
 #include "tune/construct_tasks.h"
 #include "tune/interrupt.h"
 #include "tune/progress.h"
@@ -240,6 +241,9 @@ TuneSummary Tuner::run() {
   }
   measure::MeasureOptions measure_options = o_.measure;
   measure_options.backend = backend_;
+  if (!backend_->builds_device_code()) {
+    measure_options.flush_cache = o_.measure.flush_cache && constant_footprint(tasks_, backend_->target()).exceeds_cache();
+  }
   measurer_ = std::make_unique<measure::Measurer>(measure_options);
   writer_ = std::make_unique<log::LogWriter>(o_.log_path);
   if (!writer_->warning().empty()) warn(summary_, writer_->warning());

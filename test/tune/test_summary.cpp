@@ -6,6 +6,7 @@
 
 #include "log/log_file.h"
 #include "schedule/state.h"
+#include "tune/constant_footprint.h"
 #include "tune/progress.h"
 #include "tune/resume.h"
 #include "tune/tuner.h"
@@ -170,4 +171,20 @@ TEST_CASE("resume counts each program once, ignores other tasks and estimates, s
   CHECK(s.throughputs[0] == Approx(mm.flops / 2e-3));
   REQUIRE(s.warnings.size() == 1);  // the ok record that does not replay, not the error one
   CHECK(s.warnings[0].find("matmul_16") != std::string::npos);
+}
+
+TEST_CASE("a model's constants are counted per subgraph and weighed against the L3", "[cpu]") {
+  // gemm's B [8, 24] is a model constant, A [16, 8] is not; matmul has none.
+  const tasks::Task gemm =
+      tune_test::make_task("gemm", {{"M", 16}, {"N", 24}, {"K", 8}, {"c_shape", nlohmann::json::array()}}, "gemm", 3);
+  target::Target target;
+  target.l3_bytes = 3 * 8 * 24 * 4;
+  tune::ConstantFootprint f = tune::constant_footprint({gemm, tune_test::small_matmul()}, target);
+  CHECK(f.bytes == 3 * 8 * 24 * 4);
+  CHECK_FALSE(f.exceeds_cache());
+  CHECK(f.describe().find("left in the caches") != std::string::npos);
+  target.l3_bytes -= 1;
+  f = tune::constant_footprint({gemm}, target);
+  CHECK(f.exceeds_cache());
+  CHECK(f.describe().find("evicted before each timed call") != std::string::npos);
 }
