@@ -12,6 +12,7 @@
 #include "ir/error.h"
 #include "ir/printer.h"
 #include "lower/lower.h"
+#include "runtime/host_memory.h"
 
 namespace tunectl::graph {
 
@@ -191,8 +192,7 @@ void Executor::Impl::plan_values() {
     device_arena = std::make_unique<DeviceBuffer>(*device, bytes);
     return;
   }
-  arena.reset(static_cast<uint8_t*>(std::aligned_alloc(kBufferAlignment, bytes)));
-  internal_check(arena != nullptr, "cannot allocate the ", bytes, "-byte activation arena");
+  arena.reset(runtime::allocate_host(bytes));
 }
 
 void Executor::Impl::pack_constants() {

@@ -9,12 +9,11 @@
 
 #include "ir/error.h"
 #include "ir/printer.h"
+#include "runtime/host_memory.h"
 
 namespace tunectl::runtime {
 
 namespace {
-
-constexpr size_t kAlignment = 64;
 
 // Calls f with a typed pointer to element i of a (bool stored as one byte).
 template <typename F>
@@ -52,11 +51,8 @@ int64_t checked_element_count(const std::vector<int64_t>& shape, const std::stri
 
 NDArray::NDArray(ir::DType dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(std::move(shape)) {
   checked_element_count(shape_, "an array");
-  // Round up so aligned_alloc gets a multiple of the alignment; at least one
-  // block, so a scalar array has storage too.
-  size_t bytes = (std::max<size_t>(num_bytes(), 1) + kAlignment - 1) / kAlignment * kAlignment;
-  auto* p = static_cast<uint8_t*>(std::aligned_alloc(kAlignment, bytes));
-  if (!p) throw std::bad_alloc();
+  const size_t bytes = std::max<size_t>(num_bytes(), 1);  // a scalar array has storage too
+  uint8_t* p = allocate_host(bytes);
   std::memset(p, 0, bytes);
   data_ = std::shared_ptr<uint8_t[]>(p, [](uint8_t* q) { std::free(q); });
 }
