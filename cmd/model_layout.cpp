@@ -14,15 +14,17 @@ namespace tunectl::cmd {
 
 void add_layout_option(CLI::App* sub, std::string& layout) {
   sub->add_option("--layout", layout,
-                  "layout of the convolutions: nchwc (channel blocks of the vector width), nchw, or auto (on CPUs the "
-                  "faster of the two as measured by tune and recorded in its log)")
-      ->check(CLI::IsMember({"auto", "nchwc", "nchw"}))
+                  "layout of the convolutions: nchwc (channel blocks of the vector width), nchw, auto (on CPUs the "
+                  "faster of the two as measured by tune and recorded in its log), or winograd (nchwc with the 3x3 "
+                  "stride-1 convolutions by Winograd F(4x4, 3x3))")
+      ->check(CLI::IsMember({"auto", "nchwc", "nchw", "winograd"}))
       ->capture_default_str();
 }
 
 std::vector<LaidOutModel> layout_candidates(graph::Graph g, const std::string& layout, const target::Target& target) {
   bool cpu = target.kind == target::TargetKind::Llvm;
-  user_check(cpu || layout != "nchwc", "--layout nchwc is for CPU targets; ", target.str(), " runs nchw");
+  user_check(cpu || (layout != "nchwc" && layout != "winograd"), "--layout ", layout, " is for CPU targets; ",
+             target.str(), " runs nchw");
   auto laid_out = [](const std::string& name, graph::Graph graph) {
     std::vector<tasks::Task> tasks = tasks::extract_tasks(graph::partition(graph));
     return LaidOutModel{name, std::move(graph), std::move(tasks)};
@@ -30,6 +32,10 @@ std::vector<LaidOutModel> layout_candidates(graph::Graph g, const std::string& l
   std::vector<LaidOutModel> out;
   if (layout == "nchw" || !cpu) {
     out.push_back(laid_out("nchw", std::move(g)));
+    return out;
+  }
+  if (layout == "winograd") {
+    out.push_back(laid_out("winograd", graph::block_channels(std::move(g), target.vector_lanes, true)));
     return out;
   }
   graph::Graph blocked = graph::block_channels(g, target.vector_lanes);

@@ -7,6 +7,9 @@
 // tasks are faster in sum, and run/bench pick the layout whose tasks the
 // log says are faster. The layout is part of every task's DAG, so records and
 // keys stay exact and the choice is a function of the model and the log.
+// "winograd" is nchwc with the plain 3x3 stride-1 convolutions computed by
+// Winograd F(4x4, 3x3) (fewer multiplications, more rounding); asked for by
+// name, not yet one of auto's candidates.
 #pragma once
 
 #include <limits>
@@ -28,7 +31,7 @@ void add_layout_option(CLI::App* sub, std::string& layout);
 
 // A model's graph in one layout, and its tasks.
 struct LaidOutModel {
-  std::string layout;  // "nchw" or "nchwc"
+  std::string layout;  // "nchw", "nchwc" or "winograd"
   graph::Graph graph;
   std::vector<tasks::Task> tasks;
 };

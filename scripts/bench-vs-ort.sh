@@ -13,7 +13,8 @@
 #
 # Environment: THREADS, ROUNDS (5), RUNS (20), TUNECTL (build/cmd/tunectl),
 # TARGET (tunectl's --target, default this CPU: e.g. "llvm -mcpu=znver4" to
-# run a log tuned for Zen 4 on a newer CPU), ORT_HOME (where scripts/ort/install.sh puts onnxruntime-node; default
+# run a log tuned for Zen 4 on a newer CPU), LAYOUT (tunectl's --layout, e.g.
+# winograd for a log tuned in that layout), ORT_HOME (where scripts/ort/install.sh puts onnxruntime-node; default
 # ~/.cache/tunectl/bench-vs-ort).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -39,6 +40,7 @@ trap 'rm -rf "$work"' EXIT
 log_args=()
 [ -z "$log" ] || log_args=(--log "$log")
 [ -z "${TARGET:-}" ] || log_args+=(--target "$TARGET")
+[ -z "${LAYOUT:-}" ] || log_args+=(--layout "$LAYOUT")
 
 echo "== $model: outputs of tunectl${log:+ (tuned by $log)} against ONNX Runtime, same inputs"
 input_args=()
@@ -50,6 +52,7 @@ echo "== $threads threads, $rounds rounds of $runs back-to-back runs each"
 bench_args=()
 [ -z "$log" ] || bench_args=(--log "$log" --tuned-only)
 [ -z "${TARGET:-}" ] || bench_args+=(--target "$TARGET")
+[ -z "${LAYOUT:-}" ] || bench_args+=(--layout "$LAYOUT")
 ort_ms=()
 tunectl_ms=()
 time_ort() { ort time "$model" "$runs" | sed -n 's/.*"median_ms":\([0-9.e+-]*\).*/\1/p'; }

@@ -8,6 +8,7 @@
 #include "ir/printer.h"
 #include "ops/col2im.h"
 #include "ops/conv2d.h"
+#include "ops/conv2d_winograd.h"
 #include "ops/conv_nd.h"
 #include "ops/deform_conv.h"
 #include "ops/dft.h"
@@ -179,6 +180,22 @@ std::vector<te::Tensor> convert_conv(const NodeContext& c) {
   std::string conv_name = b ? c.out_name() + "_conv" : c.out_name();
   te::Tensor out = blocked ? ops::conv2d_nchwc(x, w, a, conv_name) : ops::conv2d_nchw(x, w, a, conv_name);
   if (b) out = blocked ? ops::bias_add_nchwc(out, b, c.out_name()) : ops::bias_add_nchw(out, b, c.out_name());
+  return {out};
+}
+
+// ConvWinogradNCHWc (graph::block_channels): inputs X [N, C/b, H, W, b],
+// the transformed weight [6, 6, K/b, C/b, b, b], the bias [K/b, b] or none,
+// B^T and A^T; Conv's attributes (stride 1, equal pads: the pass checked).
+std::vector<te::Tensor> convert_conv_winograd(const NodeContext& c) {
+  const te::Tensor& x = c.in(0);
+  check_2d(c, x);
+  const std::vector<int64_t> pads = c.attr_ints("pads", {0, 0, 0, 0});
+  c.check(pads.size() == 4 && pads[0] == pads[1] && pads[0] == pads[2] && pads[0] == pads[3],
+          "Winograd needs equal pads on every side");
+  te::Tensor b = c.opt(2);
+  const std::string conv_name = b ? c.out_name() + "_conv" : c.out_name();
+  te::Tensor out = ops::conv2d_winograd_nchwc(x, c.in(1), c.in(3), c.in(4), pads[0], conv_name);
+  if (b) out = ops::bias_add_nchwc(out, b, c.out_name());
   return {out};
 }
 
@@ -738,6 +755,7 @@ void add_nn_converters(ConverterTable& t) {
   t["LRN"] = convert_lrn;
   t["BatchNormalization"] = convert_batch_norm;
   t["ConvNCHWc"] = convert_conv;
+  t["ConvWinogradNCHWc"] = convert_conv_winograd;
   t["MaxPoolNCHWc"] = convert_max_pool;
   t["AveragePoolNCHWc"] = convert_avg_pool;
   t["GlobalAveragePoolNCHWc"] = convert_global_avg_pool;

@@ -162,6 +162,7 @@ std::string short_name(const std::string& op_type) {
       {"ReduceMax", "reduce_max"},
       {"LeakyRelu", "leaky_relu"},
       {"ConvNCHWc", "conv2d_nchwc"},
+      {"ConvWinogradNCHWc", "conv2d_winograd_nchwc"},
       {"MaxPoolNCHWc", "max_pool2d_nchwc"},
       {"AveragePoolNCHWc", "avg_pool2d_nchwc"},
       {"GlobalAveragePoolNCHWc", "global_avg_pool2d_nchwc"},

@@ -23,7 +23,9 @@
 // reads NCHW. Transforms (ToChannelBlocks, FromChannelBlocks) are inserted
 // only where the layout changes, once per value; the model's inputs and
 // outputs keep their ONNX layout. Weights are repacked here, once, as
-// constants: [K, C, R, S] -> [ceil(K/b), C/bi, R, S, bi, b].
+// constants: [K, C, R, S] -> [ceil(K/b), C/bi, R, S, bi, b]. With winograd,
+// each plain 3x3 stride-1 convolution becomes ConvWinogradNCHWc
+// (ops/conv2d_winograd.h), its weights transformed here, once.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -32,6 +34,7 @@
 #include "graph/convert.h"
 #include "graph/passes.h"
 #include "ir/error.h"
+#include "ops/conv2d_winograd.h"
 #include "ops/op_util.h"
 
 namespace tunectl::graph {
@@ -92,7 +95,7 @@ struct Blocked {
 
 class ChannelBlocker {
  public:
-  ChannelBlocker(Graph g, int64_t block) : g_(std::move(g)), block_(block) {}
+  ChannelBlocker(Graph g, int64_t block, bool winograd) : g_(std::move(g)), block_(block), winograd_(winograd) {}
 
   Graph run() {
     std::vector<bool> blocked_node(g_.nodes.size(), false);
@@ -253,11 +256,37 @@ class ChannelBlocker {
     int64_t bi = block_of(x) ? block_of(x) : depthwise ? bo : std::min(g_.info(x).shape[1], block_);
     b.op_type = "ConvNCHWc";
     b.inputs[0] = block_of(x) ? blocked_.at(x).name : to_blocks(x, bi, out);
-    b.inputs[1] = add_constant(n.inputs[1], pack_conv_weight(w, depthwise ? 1 : bi, bo), bo);
+    runtime::NDArray packed = pack_conv_weight(w, depthwise ? 1 : bi, bo);
     if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
       runtime::NDArray bias = pack_per_channel(g_.constants.at(n.inputs[2]), w.shape()[0], bo, false);
       b.inputs[2] = add_constant(n.inputs[2], runtime::with_shape(bias, {blocks_of(w.shape()[0], bo), bo}), bo);
     }
+    if (winograd_ && winograd_eligible(n, w)) {
+      // Inputs X, U, bias (or none), B^T, A^T; the attributes stay Conv's.
+      b.op_type = "ConvWinogradNCHWc";
+      b.inputs[1] = add_constant(n.inputs[1] + ".winograd", ops::winograd_weights(packed), bo);
+      b.inputs.resize(3);
+      if (winograd_bt_.empty()) {
+        winograd_bt_ = add_constant("winograd_bt", ops::winograd_input_matrix(), 0);
+        winograd_at_ = add_constant("winograd_at", ops::winograd_output_matrix(), 0);
+      }
+      b.inputs.push_back(winograd_bt_);
+      b.inputs.push_back(winograd_at_);
+      return;
+    }
+    b.inputs[1] = add_constant(n.inputs[1], std::move(packed), bo);
+  }
+
+  // A plain fp32 3x3 convolution of stride 1, undilated, padded alike on
+  // every side: what conv2d_winograd_nchwc computes.
+  bool winograd_eligible(const Node& n, const runtime::NDArray& w) const {
+    const std::vector<int64_t> ones = {1, 1};
+    const std::vector<int64_t> pads = n.attrs.get_ints(n, "pads", {0, 0, 0, 0});
+    return n.attrs.get_int(n, "group", 1) == 1 && w.dtype() == ir::DType::Float32 && w.shape().size() == 4 &&
+           w.shape()[2] == 3 && w.shape()[3] == 3 && n.attrs.get_ints(n, "strides", ones) == ones &&
+           n.attrs.get_ints(n, "dilations", ones) == ones &&
+           n.attrs.get_string(n, "auto_pad", "NOTSET") == "NOTSET" && pads.size() == 4 &&
+           std::all_of(pads.begin(), pads.end(), [&](int64_t p) { return p == pads[0]; });
   }
 
   // The transform of v's blocked twin back to v, dropping any padding.
@@ -288,8 +317,9 @@ class ChannelBlocker {
     return t;
   }
 
+  // A new constant named after base and its block (none for 0).
   std::string add_constant(const std::string& base, runtime::NDArray value, int64_t block) {
-    std::string name = g_.fresh_name(base + ".nchw" + std::to_string(block) + "c");
+    std::string name = g_.fresh_name(block > 0 ? base + ".nchw" + std::to_string(block) + "c" : base);
     g_.values[name] = {value.dtype(), value.shape()};
     g_.constants[name] = std::move(value);
     return name;
@@ -297,15 +327,17 @@ class ChannelBlocker {
 
   Graph g_;
   int64_t block_;                                                      // the vector width
+  bool winograd_;                                                      // eligible 3x3 convolutions by Winograd
+  std::string winograd_bt_, winograd_at_;                              // the transforms' constants, once made
   std::map<std::string, Blocked> blocked_;                             // NCHW value -> its blocked twin
   std::map<std::pair<std::string, int64_t>, std::string> to_blocks_;  // (value, block) -> transformed
 };
 
 }  // namespace
 
-Graph block_channels(Graph g, int64_t block) {
+Graph block_channels(Graph g, int64_t block, bool winograd) {
   user_check(block >= 2, "block_channels: the channel block must be at least 2, not ", block);
-  return eliminate_dead_code(ChannelBlocker(std::move(g), block).run());
+  return eliminate_dead_code(ChannelBlocker(std::move(g), block, winograd).run());
 }
 
 }  // namespace tunectl::graph

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 #include "graph/executor.h"
 #include "graph/partition.h"
@@ -184,4 +185,51 @@ TEST_CASE("block_channels: output channels an eighth short of whole blocks run z
   for (const Node& n : concatenated.nodes)
     if (n.op_type == "ConvNCHWc" && n.outputs[0].rfind("classes", 0) == 0)
       CHECK(concatenated.info(n.outputs[0]).shape == Shape{1, 15, 6, 6, 8});
+}
+
+TEST_CASE("block_channels with Winograd: plain 3x3 stride-1 convolutions only, computing what the NCHW ones do",
+          "[cpu]") {
+  hand::Builder b;
+  b.input("x", {1, 16, 10, 11});
+  auto conv = [&](const std::string& out, const std::string& in, Shape w, Shape out_shape, int64_t stride, int64_t pad,
+                  int64_t group, bool bias) {
+    std::vector<std::string> ins = {in, b.constant(out + "_w", random(w, w[0] * 7 + w[1]))};
+    if (bias) ins.push_back(b.constant(out + "_b", random({w[0]}, w[0] * 11)));
+    b.node("Conv", ins, {out}, {out_shape},
+           {{"strides", std::vector<int64_t>{stride, stride}},
+            {"pads", std::vector<int64_t>{pad, pad, pad, pad}},
+            {"group", group}});
+  };
+  conv("a", "x", {32, 16, 3, 3}, {1, 32, 10, 11}, 1, 1, 1, true);  // Winograd, partial tiles
+  b.node("Relu", {"a"}, {"a_relu"}, {{1, 32, 10, 11}});
+  conv("b", "a_relu", {16, 32, 3, 3}, {1, 16, 8, 9}, 1, 0, 1, false);  // Winograd, unpadded
+  conv("c", "b", {16, 16, 3, 3}, {1, 16, 4, 5}, 2, 1, 1, false);       // stride 2: direct
+  conv("d", "c", {16, 1, 3, 3}, {1, 16, 4, 5}, 1, 1, 16, false);       // depthwise: direct
+  conv("e", "d", {16, 16, 1, 1}, {1, 16, 4, 5}, 1, 0, 1, false);       // 1x1: direct
+  b.output("e");
+  b.output("b");
+  Graph g = b.g;
+  Graph blocked = block_channels(g, 16, true);
+  CHECK(count_ops(blocked, "ConvWinogradNCHWc") == 2);
+  CHECK(count_ops(blocked, "ConvNCHWc") == 3);
+  CHECK(count_ops(block_channels(g, 16), "ConvWinogradNCHWc") == 0);  // only when asked
+  // B^T and A^T are constants, made once for the whole graph.
+  CHECK(blocked.is_constant("winograd_bt"));
+  CHECK(blocked.is_constant("winograd_at"));
+
+  std::map<std::string, runtime::NDArray> inputs = {{"x", random({1, 16, 10, 11}, 1)}};
+  std::map<std::string, runtime::NDArray> reference = hand::run_nodes(g, inputs);
+  std::map<std::string, runtime::NDArray> actual = Executor(blocked, partition(blocked)).run(inputs);
+  for (const std::string& name : g.outputs) {
+    const runtime::NDArray& want = reference.at(name);
+    REQUIRE(actual.at(name).shape() == want.shape());
+    double largest = 0, worst = 0;
+    for (int64_t i = 0; i < want.num_elements(); ++i) {
+      largest = std::max(largest, std::abs(want.get(i)));
+      worst = std::max(worst, std::abs(want.get(i) - actual.at(name).get(i)));
+    }
+    INFO(name << ": largest " << largest << ", worst difference " << worst);
+    CHECK(largest > 0.1);
+    CHECK(worst < 1e-4 * largest);  // Winograd's rounding; a wrong tile is off by O(largest)
+  }
 }
