@@ -22,19 +22,23 @@ namespace {
 
 using Shape = std::vector<int64_t>;
 
+// A Conv of random weights (and bias) with equal strides and pads.
+void add_conv(hand::Builder& b, const std::string& out, const std::string& in, Shape w, Shape out_shape, int64_t stride,
+              int64_t pad, int64_t group, bool bias) {
+  std::vector<std::string> ins = {in, b.constant(out + "_w", random(w, w[0] * 7 + w[1]))};
+  if (bias) ins.push_back(b.constant(out + "_b", random({w[0]}, w[0] * 11)));
+  b.node("Conv", ins, {out}, {out_shape},
+         {{"strides", std::vector<int64_t>{stride, stride}},
+          {"pads", std::vector<int64_t>{pad, pad, pad, pad}},
+          {"group", group}});
+}
+
 Graph blockable_network() {
   hand::Builder b;
   b.input("x", {1, 3, 32, 32});
   b.input("y", {1, 32, 8, 8});
   auto conv = [&](const std::string& out, const std::string& in, Shape w, Shape out_shape, int64_t stride,
-                  int64_t pad, int64_t group, bool bias) {
-    std::vector<std::string> ins = {in, b.constant(out + "_w", random(w, w[0] * 7 + w[1]))};
-    if (bias) ins.push_back(b.constant(out + "_b", random({w[0]}, w[0] * 11)));
-    b.node("Conv", ins, {out}, {out_shape},
-           {{"strides", std::vector<int64_t>{stride, stride}},
-            {"pads", std::vector<int64_t>{pad, pad, pad, pad}},
-            {"group", group}});
-  };
+                  int64_t pad, int64_t group, bool bias) { add_conv(b, out, in, w, out_shape, stride, pad, group, bias); };
   conv("stem", "x", {16, 3, 3, 3}, {1, 16, 16, 16}, 2, 1, 1, true);
   b.node("Relu", {"stem"}, {"stem_relu"}, {{1, 16, 16, 16}});
   b.node("MaxPool", {"stem_relu"}, {"pool"}, {{1, 16, 8, 8}},
@@ -192,14 +196,7 @@ TEST_CASE("block_channels with Winograd: plain 3x3 stride-1 convolutions only, c
   hand::Builder b;
   b.input("x", {1, 16, 10, 11});
   auto conv = [&](const std::string& out, const std::string& in, Shape w, Shape out_shape, int64_t stride, int64_t pad,
-                  int64_t group, bool bias) {
-    std::vector<std::string> ins = {in, b.constant(out + "_w", random(w, w[0] * 7 + w[1]))};
-    if (bias) ins.push_back(b.constant(out + "_b", random({w[0]}, w[0] * 11)));
-    b.node("Conv", ins, {out}, {out_shape},
-           {{"strides", std::vector<int64_t>{stride, stride}},
-            {"pads", std::vector<int64_t>{pad, pad, pad, pad}},
-            {"group", group}});
-  };
+                  int64_t group, bool bias) { add_conv(b, out, in, w, out_shape, stride, pad, group, bias); };
   conv("a", "x", {32, 16, 3, 3}, {1, 32, 10, 11}, 1, 1, 1, true);  // Winograd, partial tiles
   b.node("Relu", {"a"}, {"a_relu"}, {{1, 32, 10, 11}});
   conv("b", "a_relu", {16, 32, 3, 3}, {1, 16, 8, 9}, 1, 0, 1, false);  // Winograd, unpadded
