@@ -56,7 +56,7 @@ class RegionLoads : public IRMutator {
     // region_min / region_extent (prepack.h).
     if (to.packed)
       for (size_t d = 0; d < load->indices.size(); ++d) idx.push_back(to.region_min[d] / make_int(to.region_extent[d]));
-    for (size_t d = 0; d < load->indices.size(); ++d) idx.push_back(load->indices[d] - to.region_min[d]);
+    for (size_t d = 0; d < load->indices.size(); ++d) idx.push_back(load->indices[d] - mutate(to.region_min[d]));
     return make_load(to.packed ? to.packed : to.buffer, idx);
   }
 
@@ -100,8 +100,9 @@ class NestBuilder {
 
  private:
   // Guards that keep every computed point inside the stage's region buffer
-  // and its domain, omitting those the loop ranges already prove.
-  std::vector<Expr> guards(const StageInfo& info, const VarMap<IntBound>& bounds, bool spatial_only) const {
+  // and its domain, omitting those the loop ranges already prove. A region
+  // may start at a loaded value (a gather's), so its loads are redirected too.
+  std::vector<Expr> guards(const StageInfo& info, const VarMap<IntBound>& bounds, bool spatial_only) {
     std::vector<Expr> conds;
     for (size_t r = 0; r < info.root_vars.size(); ++r) {
       bool spatial = static_cast<int>(r) < info.num_spatial;
@@ -124,6 +125,7 @@ class NestBuilder {
       if (spatial_only && r.kind == IterKind::Reduce) continue;
       if (const_int_bound(r.value, bounds).max >= r.extent) conds.push_back(r.value < make_int(r.extent));
     }
+    for (Expr& c : conds) c = loads_.mutate(c);
     return conds;
   }
 
@@ -179,7 +181,7 @@ class NestBuilder {
   // identity stores over the spatial loops nested inside the outermost
   // reduce loop (with fresh variables, keeping the loops' kinds).
   Stmt make_init(const StageInfo& info, const schedule::Stage& stage, const VarMap<IntBound>& bounds, int first_reduce,
-                 const ReduceNode* reduce) const {
+                 const ReduceNode* reduce) {
     VarMap<Expr> fresh;
     std::vector<Loop> loops;
     for (int pos = first_reduce + 1; pos < static_cast<int>(info.loops.size()); ++pos) {

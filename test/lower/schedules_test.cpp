@@ -11,6 +11,7 @@
 #include "lower_check.h"
 #include "ops/elemwise.h"
 #include "ops/matmul.h"
+#include "schedule/steps.h"
 
 namespace tunectl::lower::test {
 
@@ -206,6 +207,20 @@ TEST_CASE("auto_unroll_max_step unrolls small inner loops", "[cpu]") {
   // i.1 and j.1 (2 x 4 = 8) in both the init and the update nest.
   CHECK(kinds.unrolled == 4);
   CHECK(kinds.serial == 3);
+}
+
+TEST_CASE("a cache read whose region starts at a gathered index, computed inside its reader", "[cpu]") {
+  // The updates' cache read starts at a row loaded from scatter_elements_last,
+  // which is itself computed at the same loop into a one-element buffer: the
+  // read's guard must load that buffer, not the stage's whole-tensor buffer
+  // (found by the random-schedule property test).
+  State s = State::initial(op_dag("scatter_elements", {{"indices_shape", {3, 4}}, {"shape", {6, 5}}}));
+  for (const Step& step : steps_from_json(nlohmann::json::parse(R"([["AN",4,1,"vectorize"],["CA",1,4,0],
+      ["FU",4,[0,1]],["CHR",2,"local",[4]],["RE",5,[0]],["CA",3,5,0],["CA",3,5,0],["CHW",1,"local"],
+      ["SP",6,0,30,[3,2],true],["FU",4,[0,1]]])")))
+    s.apply(step);
+  CHECK(check_against_reference(s) == "");
+  CHECK(check_against_reference(s, 7) == "");
 }
 
 }  // namespace tunectl::lower::test
