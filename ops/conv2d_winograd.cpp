@@ -91,14 +91,22 @@ te::Tensor conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& u, co
       },
       "winograd", data->dtype());
   ir::IterVar f = te::reduce_axis(kA, "f");
-  // Y[i][j] = sum over f of O[i][f] A^T[j][f], at output (4 ty + i, 4 tx + j).
+  // Y[i][j] = sum over f of O[i][f] A^T[j][f]: [4, 4, tiles, K/b, b], whole
+  // tiles, shaped like the input transform so that one sketch rule fits both.
+  const te::Tensor y = te::compute(
+      name + "_output_transform", {kM, kM, tiles, k_blocks, bo},
+      [&](const std::vector<ir::Var>& i) {
+        return te::sum(te::read(o, {i[0], f.var, i[2], i[3], i[4]}) * te::read(at, {i[1], f.var}), {f});
+      },
+      "winograd", data->dtype());
+  // The image: output (4 ty + i, 4 tx + j) of tile (ty, tx).
   return te::compute(
       name, {n, k_blocks, oh, ow, bo},
       [&](const std::vector<ir::Var>& i) {
         Expr tile = (i[0] * th + i[2] / kM) * tw + i[3] / kM;
-        return te::sum(te::read(o, {i[2] % kM, f.var, tile, i[1], i[4]}) * te::read(at, {i[3] % kM, f.var}), {f});
+        return te::read(y, {i[2] % kM, i[3] % kM, tile, i[1], i[4]});
       },
-      "winograd", data->dtype());
+      "injective", data->dtype());
 }
 
 runtime::NDArray winograd_weights(const runtime::NDArray& weight) {

@@ -2,10 +2,12 @@
 // Gray, "Fast Algorithms for Convolutional Neural Networks"): a 3x3, stride-1
 // convolution as 36 products of the channels per 6x6 input tile, 36
 // multiplications per input channel and 4x4 outputs instead of 144. Five
-// compute stages, each a small reduction the tuner schedules as any other:
-// the input transform B^T d B in two passes (rows, then columns), the 36
-// batched products over the input channels, and the output transform
-// A^T M A in two passes. B^T and A^T are model constants (inputs, read from
+// reductions: the input transform B^T d B in two passes (rows, then
+// columns), the 36 batched products over the input channels, and the output
+// transform A^T M A in two passes into whole 4x4 tiles, which a last stage
+// places in the image. Each transform's second pass reads its first and is
+// tagged "winograd", so that the CPU sketch computes the first pass per tile
+// inside the second (search/sketch.cpp). B^T and A^T are model constants (inputs, read from
 // a 36- and 24-entry table that stays in L1) rather than expressions: as
 // chains of selects on the indices they compiled 20x slower and ran 3x
 // slower (2026-11-28, README). The weights are transformed once, where a

@@ -156,6 +156,35 @@ void add_vector_rfactor(State& s, int i) {
   if (n_spatial > 0) s.apply(schedule::ComputeAtStep{i, i + 1, n_spatial - 1});
 }
 
+// The first pass of a separable Winograd transform that stage i completes
+// (ops/conv2d_winograd.h): both passes reductions tagged "winograd" over
+// [alpha, alpha, tiles, blocks, lanes] with one reduce axis, the first read
+// only by i. -1 for any other stage.
+int winograd_first_pass(const State& s, int i) {
+  auto is_pass = [](const te::Tensor& op) {
+    return op->tag == "winograd" && op->reduce() != nullptr && op->axes.size() == 5 && op->reduce()->axes.size() == 1;
+  };
+  if (!is_pass(s.stages[i].op)) return -1;
+  for (int p : stages_read_by(s, i))
+    if (is_pass(s.stages[p].op) && s.stages[p].attach.kind == schedule::AttachKind::Root &&
+        schedule::effective_readers(s, p) == std::vector<int>{i})
+      return p;
+  return -1;
+}
+
+// Both passes of a Winograd transform per tile and channel block: the
+// second's loops become (tiles.outer, blocks, tiles.inner, alpha, alpha,
+// reduce, lanes), and the first is computed at tiles.inner, its alpha x
+// alpha vectors of each tile in L1 and used at once. Multi-level tiling
+// would treat the transform's small constant matrix as a GEMM operand and
+// send each pass's whole result through memory.
+void fuse_transform_passes(State& s, int i, int p) {
+  s.apply(schedule::SplitStep{i, 2, s.stages[i].leaf(2).extent, {1}, true});  // a b t.o t.i blocks lanes r
+  s.apply(schedule::ReorderStep{i, {2, 4, 3, 0, 1, 6, 5}});
+  s.apply(schedule::ReorderStep{p, {2, 3, 0, 1, 5, 4}});  // tiles blocks a b r lanes
+  s.apply(schedule::ComputeAtStep{p, i, 2});
+}
+
 // Iterations of op's reduction per output; 0 for no reduction.
 int64_t reduce_extent(const te::Tensor& op) {
   const ir::ReduceNode* r = op->reduce();
@@ -197,6 +226,8 @@ std::vector<State> expand_cpu(const State& s, int i, const SearchParams& params)
   if (st.op->reduce() == nullptr) {
     // Always-inline (apply rejects outputs and stages with attached loops).
     branch([&](State& n) { n.apply(schedule::ComputeInlineStep{i}); });
+  } else if (int p = winograd_first_pass(s, i); p >= 0) {
+    branch([&](State& n) { fuse_transform_passes(n, i, p); });
   } else if (has_data_reuse(st.op)) {
     branch([&](State& n) { tile(n, i); });
     int c = fusible_consumer(s, i);
