@@ -1,6 +1,6 @@
 // `tunectl tune`: the auto-scheduler end to end. Imports the ONNX model,
 // extracts its tasks (as `tunectl tasks` lists them; with --layout auto
-// those of the layout a first round over both layouts' tasks found faster,
+// those of the layout a first round over every candidate layout's tasks found faster,
 // cmd/model_layout.h), runs the tuning loop
 // (lib/tune) into a JSON-lines log, prints the summary table, and writes the
 // kernels folder (lib/kernels) from the log's best records of the model's
@@ -62,10 +62,10 @@ TuningLogs log_so_far(const TuneCmdOptions& o) {
   return read_tuning_logs(o.log_path, o.tune.backend->target().str());
 }
 
-// --layout auto with two candidate layouts: tunes the tasks of both for a
-// first round each (8 programs per task, fewer when that would take more
+// --layout auto with several candidate layouts: tunes the tasks of all for
+// a first round each (8 programs per task, fewer when that would take more
 // than half of the trials), then keeps the tasks of the layout whose sum of
-// weight x best is lower, with the budgets of o.tune reduced by what that
+// weight x best is lower (choose_layout: Winograd per convolution), with the budgets of o.tune reduced by what that
 // took. A log that covers both layouts already (a resumed run) decides
 // without measuring.
 std::vector<tasks::Task> measure_layouts(std::vector<LaidOutModel> candidates, TuneCmdOptions& o) {
@@ -74,7 +74,7 @@ std::vector<tasks::Task> measure_layouts(std::vector<LaidOutModel> candidates, T
     return std::isfinite(logged_latency(c.tasks, logs));
   });
   if (!covered) {
-    std::vector<tasks::Task> both;
+    std::vector<tasks::Task> both;  // every candidate's tasks, each once
     std::set<std::string> keys;
     for (const LaidOutModel& c : candidates)
       for (const tasks::Task& t : c.tasks)
@@ -84,9 +84,10 @@ std::vector<tasks::Task> measure_layouts(std::vector<LaidOutModel> candidates, T
     tune::TuneOptions first = o.tune;
     if (o.measures_per_round == 0) first.measures_per_round = std::clamp(o.tune.trials / (2 * n), 1, 8);
     first.trials = std::min(first.measures_per_round * n, o.tune.trials);
-    std::printf("layout auto: tuning the %zu tasks of both layouts (%s %zu, %s %zu) for %d trials, then the faster\n",
-                both.size(), candidates[0].layout.c_str(), candidates[0].tasks.size(), candidates[1].layout.c_str(),
-                candidates[1].tasks.size(), first.trials);
+    std::string each;
+    for (const LaidOutModel& c : candidates) each += (each.empty() ? "" : ", ") + c.layout + " " + std::to_string(c.tasks.size());
+    std::printf("layout auto: tuning the %zu tasks of the %zu layouts (%s) for %d trials, then the faster\n",
+                both.size(), candidates.size(), each.c_str(), first.trials);
     std::fflush(stdout);
     tune::TuneSummary summary = tune::tune(both, first);
     if (summary.interrupted || !summary.bugs.empty()) finish(summary, both, o);  // exits

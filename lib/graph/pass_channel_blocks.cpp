@@ -23,8 +23,8 @@
 // reads NCHW. Transforms (ToChannelBlocks, FromChannelBlocks) are inserted
 // only where the layout changes, once per value; the model's inputs and
 // outputs keep their ONNX layout. Weights are repacked here, once, as
-// constants: [K, C, R, S] -> [ceil(K/b), C/bi, R, S, bi, b]. With winograd,
-// each plain 3x3 stride-1 convolution becomes ConvWinogradNCHWc
+// constants: [K, C, R, S] -> [ceil(K/b), C/bi, R, S, bi, b]. Each plain 3x3
+// stride-1 convolution the caller's choice accepts becomes ConvWinogradNCHWc
 // (ops/conv2d_winograd.h), its weights transformed here, once.
 #include <algorithm>
 #include <map>
@@ -95,7 +95,8 @@ struct Blocked {
 
 class ChannelBlocker {
  public:
-  ChannelBlocker(Graph g, int64_t block, bool winograd) : g_(std::move(g)), block_(block), winograd_(winograd) {}
+  ChannelBlocker(Graph g, int64_t block, WinogradChoice winograd)
+      : g_(std::move(g)), block_(block), winograd_(std::move(winograd)) {}
 
   Graph run() {
     std::vector<bool> blocked_node(g_.nodes.size(), false);
@@ -261,7 +262,7 @@ class ChannelBlocker {
       runtime::NDArray bias = pack_per_channel(g_.constants.at(n.inputs[2]), w.shape()[0], bo, false);
       b.inputs[2] = add_constant(n.inputs[2], runtime::with_shape(bias, {blocks_of(w.shape()[0], bo), bo}), bo);
     }
-    if (winograd_ && winograd_eligible(n, w)) {
+    if (winograd_ && winograd_eligible(n, w) && winograd_(n)) {
       // Inputs X, U, bias (or none), B^T, A^T; the attributes stay Conv's.
       b.op_type = "ConvWinogradNCHWc";
       b.inputs[1] = add_constant(n.inputs[1] + ".winograd", ops::winograd_weights(packed), bo);
@@ -327,7 +328,7 @@ class ChannelBlocker {
 
   Graph g_;
   int64_t block_;                                                      // the vector width
-  bool winograd_;                                                      // eligible 3x3 convolutions by Winograd
+  WinogradChoice winograd_;                                            // which eligible 3x3 convolutions by Winograd
   std::string winograd_bt_, winograd_at_;                              // the transforms' constants, once made
   std::map<std::string, Blocked> blocked_;                             // NCHW value -> its blocked twin
   std::map<std::pair<std::string, int64_t>, std::string> to_blocks_;  // (value, block) -> transformed
@@ -335,7 +336,7 @@ class ChannelBlocker {
 
 }  // namespace
 
-Graph block_channels(Graph g, int64_t block, bool winograd) {
+Graph block_channels(Graph g, int64_t block, const WinogradChoice& winograd) {
   user_check(block >= 2, "block_channels: the channel block must be at least 2, not ", block);
   return eliminate_dead_code(ChannelBlocker(std::move(g), block, winograd).run());
 }

@@ -10,6 +10,8 @@
 // pass.
 #pragma once
 
+#include <functional>
+
 #include <map>
 #include <string>
 
@@ -51,8 +53,10 @@ Graph simplify_graph(Graph g);
 // Runs the convolutions and the pooling, elementwise and concat nodes between
 // them in the channel-blocked layout NCHW[block]c (pass_channel_blocks.cpp
 // says which and how); the model's inputs and outputs keep their layout.
-// Not part of simplify_graph: the block is the target's vector width. With
-// winograd, plain 3x3 stride-1 convolutions run as Winograd F(4x4, 3x3).
-Graph block_channels(Graph g, int64_t block, bool winograd = false);
+// Not part of simplify_graph: the block is the target's vector width. The
+// plain 3x3 stride-1 convolutions that `winograd` accepts (none when it is
+// empty) run as Winograd F(4x4, 3x3).
+using WinogradChoice = std::function<bool(const Node& conv)>;
+Graph block_channels(Graph g, int64_t block, const WinogradChoice& winograd = {});
 
 }  // namespace tunectl::graph

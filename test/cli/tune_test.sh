@@ -38,14 +38,32 @@ check "two replays give byte-identical kernels folders" diff -r "$work/r1" "$wor
 check "replay rebuilds exactly the kernels tune wrote" diff -r "$work/r1" "$work/k2"
 expect 0 "speedup" -- "$tunectl" bench "$model" --log "$log" --repeats 3
 
-# --layout auto (the default): a first round of every task of both layouts,
+# --layout auto (the default): a first round of every task of the three
+# candidates (small_cnn's three 3x3 convolutions direct and by Winograd),
 # then the faster layout's tasks; a second run decides from the log.
-expect 0 "layout auto: tuning the 14 tasks of both layouts (nchwc 9, nchw 7) for 14 trials" -- \
+expect 0 "layout auto: tuning the 17 tasks of the 3 layouts (nchwc 9, winograd 9, nchw 7) for 17 trials" -- \
   "$tunectl" tune "$model" --trials 28 --jobs 2 --log "$work/auto.log.json" --kernels "$work/auto.kernels"
 check "the auto run measured 28 programs" test "$(wc -l <"$work/auto.log.json")" -eq 28
 resumed=$("$tunectl" tune "$model" --trials 2 --jobs 2 --log "$work/auto.log.json" --kernels "$work/auto.kernels" 2>&1)
-check "a resumed auto run decides from the log" grep -q "^layout nchwc\? (auto; the log's sum of weight x best: nchwc .* ms, nchw .* ms)" <<<"$resumed"
-check "a resumed auto run measures no layout again" test "$(grep -c "tuning the 14 tasks of both" <<<"$resumed")" -eq 0
+check "a resumed auto run chooses Winograd convolution by convolution" \
+  grep -q "^layout auto: Winograd for [0-3] of 3 3x3 stride-1 convolutions" <<<"$resumed"
+check "a resumed auto run decides from the log" \
+  grep -qE "^layout [a-z+]+ \(auto; the log's sum of weight x best: (nchwc|winograd|nchwc\+winograd) .* ms, nchw .* ms\)" <<<"$resumed"
+check "a resumed auto run measures no layout again" test "$(grep -c "tuning the 17 tasks" <<<"$resumed")" -eq 0
+# The choice follows the records, convolution by convolution: without the
+# direct 3x3 convolutions' records every one runs by Winograd; without the
+# Winograd records none does; without the first one's Winograd records
+# either, two do and that mixed graph is not covered.
+drop() { grep -v "\"name\":\"$1[a-z_0-9]*\",\"target\"" "$work/auto.log.json"; }
+drop conv2d_nchwc >"$work/no-direct.json"
+drop conv2d_winograd_nchwc >"$work/no-winograd.json"
+drop conv2d_winograd_nchwc_relu_1 | grep -v '"name":"conv2d_nchwc[a-z_0-9]*","target"' >"$work/mixed.json"
+choice() { "$tunectl" bench "$model" --log "$1" --tuned-only --repeats 1 2>&1; }
+check "no direct records: Winograd for all three" grep -q "Winograd for 3 of 3 " <<<"$(choice "$work/no-direct.json")"
+check "no Winograd records: Winograd for none" grep -q "Winograd for 0 of 3 " <<<"$(choice "$work/no-winograd.json")"
+mixed=$(choice "$work/mixed.json")
+check "Winograd for the two convolutions that have records" grep -q "Winograd for 2 of 3 " <<<"$mixed"
+check "the mixed graph's first convolution has no record" grep -q "nchwc+winograd not covered" <<<"$mixed"
 
 # A named CPU target: every record and the manifest carry it, and its
 # kernels hold no AVX-512 instruction, while this machine's own (AVX-512 on

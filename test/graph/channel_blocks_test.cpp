@@ -206,10 +206,14 @@ TEST_CASE("block_channels with Winograd: plain 3x3 stride-1 convolutions only, c
   b.output("e");
   b.output("b");
   Graph g = b.g;
-  Graph blocked = block_channels(g, 16, true);
+  Graph blocked = block_channels(g, 16, [](const Node&) { return true; });
   CHECK(count_ops(blocked, "ConvWinogradNCHWc") == 2);
   CHECK(count_ops(blocked, "ConvNCHWc") == 3);
   CHECK(count_ops(block_channels(g, 16), "ConvWinogradNCHWc") == 0);  // only when asked
+  // Chosen convolution by convolution.
+  Graph only_b = block_channels(g, 16, [](const Node& n) { return n.outputs[0] == "b"; });
+  CHECK(count_ops(only_b, "ConvWinogradNCHWc") == 1);
+  CHECK(count_ops(only_b, "ConvNCHWc") == 4);
   // B^T and A^T are constants, made once for the whole graph.
   CHECK(blocked.is_constant("winograd_bt"));
   CHECK(blocked.is_constant("winograd_at"));
