@@ -23,6 +23,23 @@ std::vector<std::vector<Expr>> reads_of(const Expr& e, const Buffer& buffer) {
   return out;
 }
 
+// A region may start at a loaded value (a gather's index). It is computed
+// for every iteration of the loops it is attached in, also those that a
+// non-dividing split adds past the reader's domain, where the index the load
+// reads lies past its buffer: clamped, the load stays inside, and what is
+// computed for those iterations is never stored (the reader's guards).
+class ClampLoads : public IRMutator {
+ protected:
+  Expr mutate_Load(const Expr& e, const LoadNode* op) override {
+    Expr loaded = IRMutator::mutate_Load(e, op);
+    const auto* load = loaded.as<LoadNode>();
+    std::vector<Expr> idx;
+    for (size_t d = 0; d < load->indices.size(); ++d)
+      idx.push_back(make_min(make_max(load->indices[d], make_int(0)), make_int(load->buffer->shape[d] - 1)));
+    return make_load(load->buffer, idx);
+  }
+};
+
 // Absolute value of every root iterator of an already inferred stage.
 VarMap<Expr> absolute_root_values(const StageInfo& c) {
   VarMap<Expr> map;
@@ -120,7 +137,7 @@ void infer_region(const schedule::State& state, std::vector<StageInfo>& stages, 
       internal_check(b.max != IntBound::kPosInf, "cannot bound the region of ", stage.op->name, " along axis ", d);
       extent = b.max + 1;
     }
-    info.region_min.push_back(mn);
+    info.region_min.push_back(ClampLoads().mutate(mn));
     info.region_extent.push_back(std::max<int64_t>(extent, 1));
   }
 }

@@ -223,4 +223,18 @@ TEST_CASE("a cache read whose region starts at a gathered index, computed inside
   CHECK(check_against_reference(s, 7) == "");
 }
 
+TEST_CASE("a gathered region under a non-dividing split loads its index inside the index buffer", "[cpu]") {
+  // The data's cache read starts at a row loaded from `indices`; the reader's
+  // fused loop (42) split as 3 x 14 and then 3 as 2 x 2 runs past the 7 index
+  // rows, where the load must stay inside `indices` (random-schedule property
+  // test, --rng-seed 10).
+  State s = State::initial(op_dag("gather_nd", {{"data_shape", {4, 5, 6}}, {"indices_shape", {7, 2}}}));
+  for (const Step& step : steps_from_json(nlohmann::json::parse(R"([["FU",2,[0,1]],["CHR",0,"local",[2]],["CR",1],
+      ["RE",3,[0]],["CA",1,3,0],["SP",3,0,42,[3,14],true],["SO",1,[1,0,2]],["SP",1,0,4,[1,4,1],true],
+      ["SP",3,1,3,[3],true],["SP",3,2,3,[2,1],true],["SP",1,3,1,[1,1],true]])")))
+    s.apply(step);
+  CHECK(check_against_reference(s) == "");
+  CHECK(check_against_reference(s, 22) == "");
+}
+
 }  // namespace tunectl::lower::test
