@@ -106,11 +106,7 @@ std::vector<LaidOutModel> layout_candidates(graph::Graph g, const std::string& l
 
 double logged_latency(const std::vector<tasks::Task>& tasks, const TuningLogs& logs) {
   double sum = 0;
-  for (const tasks::Task& t : tasks) {
-    auto it = logs.best.find(t.workload_key);
-    if (it == logs.best.end()) return std::numeric_limits<double>::infinity();
-    sum += t.weight * it->second.result.median_cost();
-  }
+  for (const tasks::Task& t : tasks) sum += t.weight * best_cost(logs, t.workload_key);
   return sum;
 }
 

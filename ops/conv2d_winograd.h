@@ -7,10 +7,10 @@
 // transform A^T M A in two passes into whole 4x4 tiles, which a last stage
 // places in the image. Each transform's second pass reads its first and is
 // tagged "winograd", so that the CPU sketch computes the first pass per tile
-// inside the second (search/sketch.cpp). B^T and A^T are model constants (inputs, read from
-// a 36- and 24-entry table that stays in L1) rather than expressions: as
-// chains of selects on the indices they compiled 20x slower and ran 3x
-// slower (2026-11-28, README). The weights are transformed once, where a
+// inside the second (search/sketch.cpp). B^T and A^T are model constants
+// (inputs, read from a 36- and 24-entry table that stays in L1) rather than
+// expressions: as chains of selects on the indices they compiled 20x slower
+// and ran 3x slower (2026-11-28, README). The weights are transformed once, where a
 // model loads them (winograd_weights).
 //
 // Rounding: the transforms multiply by up to 8 and cancel, so the result

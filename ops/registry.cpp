@@ -704,8 +704,6 @@ std::vector<OpEntry> make_entries() {
                },
                {{{"shape", {1, 2, 4, 5, 3}}, {"kernel", {2, 3, 2}}, {"K", 3}},
                 {{"shape", {2, 4, 5, 4, 4}}, {"K", 4}, {"groups", 2}, {"stride", 2}}}});
-  // Last: property tests draw their random schedules op after op from one
-  // stream, so an op added in the middle would change every later op's draws.
   e.push_back({"conv2d_winograd_nchwc", [](Params& p) { return one(build_conv2d_winograd_nchwc(p)); },
                {{{"C", 8}, {"H", 7}, {"W", 9}, {"K", 8}, {"bi", 4}, {"bo", 4}},
                 {{"N", 2}, {"C", 4}, {"H", 5}, {"W", 6}, {"K", 4}, {"bi", 4}, {"bo", 2}, {"pad", 0}, {"bias", true},

@@ -11,7 +11,6 @@
 #pragma once
 
 #include <functional>
-
 #include <map>
 #include <string>
 
