@@ -8,6 +8,7 @@
 #include <map>
 #include <numeric>
 #include <string>
+#include <utility>
 
 #include "ir/error.h"
 
@@ -19,17 +20,18 @@ namespace {
 // parameters or shapes), never a user error.
 void xgb_check(int rc, const char* what) { internal_check(rc == 0, "XGBoost ", what, ": ", XGBGetLastError()); }
 
-// Rows of programs as one dense row-major matrix; row_owner[r] = program index.
+// Rows of programs as one dense row-major matrix; row_owner[r] = index of
+// the row's program in `which`.
 struct PackedRows {
   std::vector<float> data;
   std::vector<size_t> row_owner;
   size_t num_cols = 0;
 };
 
-PackedRows pack(const std::vector<ProgramFeatures>& programs) {
+PackedRows pack(const std::vector<ProgramFeatures>& programs, const std::vector<size_t>& which) {
   PackedRows p;
-  for (size_t i = 0; i < programs.size(); ++i) {
-    for (const auto& row : programs[i].rows) {
+  for (size_t i = 0; i < which.size(); ++i) {
+    for (const auto& row : programs[which[i]].rows) {
       if (p.num_cols == 0) p.num_cols = row.size();
       internal_check(row.size() == p.num_cols, "feature rows of different widths: ", row.size(), " vs ", p.num_cols);
       p.data.insert(p.data.end(), row.begin(), row.end());
@@ -37,6 +39,12 @@ PackedRows pack(const std::vector<ProgramFeatures>& programs) {
     }
   }
   return p;
+}
+
+std::vector<size_t> all_indices(size_t n) {
+  std::vector<size_t> v(n);
+  std::iota(v.begin(), v.end(), 0);
+  return v;
 }
 
 class DMatrix {
@@ -54,6 +62,116 @@ class DMatrix {
  private:
   DMatrixHandle handle_ = nullptr;
 };
+
+// Some of the programs with their labels, packed for XGBoost.
+struct LabeledRows {
+  LabeledRows(const std::vector<ProgramFeatures>& programs, const std::vector<float>& all_labels,
+              const std::vector<size_t>& which)
+      : rows(pack(programs, which)), matrix(rows) {
+    for (size_t i : which) labels.push_back(all_labels[i]);
+  }
+  PackedRows rows;
+  DMatrix matrix;
+  std::vector<float> labels;  // one per program
+};
+
+// Ansor's pack-sum squared error: the loss is (sum of a program's row
+// predictions - its label)^2, weighted by the label so the fast programs,
+// whose ranking matters, are fitted best. Its gradient reaches every row of
+// the program alike; XGBoost boosts on these gradients directly.
+class Booster {
+ public:
+  // `cached`: the matrices it will predict on while training (XGBoost keeps
+  // their predictions up to date round by round).
+  Booster(std::initializer_list<const DMatrix*> cached, const XgbParams& params) : params_(params) {
+    std::vector<DMatrixHandle> handles;
+    for (const DMatrix* m : cached) handles.push_back(m->get());
+    xgb_check(XGBoosterCreate(handles.data(), handles.size(), &handle_), "create");
+    const std::pair<const char*, std::string> settings[] = {
+        // Gradients come from the pack-sum loss; the objective only fixes
+        // the prediction transform (identity).
+        {"objective", "reg:squarederror"},
+        {"max_depth", std::to_string(params.max_depth)},
+        {"eta", std::to_string(params.eta)},
+        {"gamma", std::to_string(params.gamma)},
+        {"min_child_weight", std::to_string(params.min_child_weight)},
+        {"lambda", std::to_string(params.lambda)},
+        {"base_score", std::to_string(params.base_score)},
+        {"nthread", std::to_string(params.num_threads)},
+        {"seed", std::to_string(params.seed)},
+        {"verbosity", "0"},
+    };
+    for (const auto& [key, value] : settings) xgb_check(XGBoosterSetParam(handle_, key, value.c_str()), key);
+  }
+  ~Booster() {
+    if (handle_) XGBoosterFree(handle_);
+  }
+  Booster(const Booster&) = delete;
+  Booster& operator=(const Booster&) = delete;
+  BoosterHandle release() { return std::exchange(handle_, nullptr); }
+
+  void boost_one_round(const LabeledRows& set) {
+    const std::vector<double> sums = program_sums(set, /*training*/ true);
+    const size_t n = set.rows.row_owner.size();
+    std::vector<float> grad(n), hess(n);
+    for (size_t r = 0; r < n; ++r) {
+      const size_t program = set.rows.row_owner[r];
+      const double weight = weight_of(set.labels[program]);
+      grad[r] = static_cast<float>((sums[program] - set.labels[program]) * weight);
+      hess[r] = static_cast<float>(weight);
+    }
+    xgb_check(XGBoosterBoostOneIter(handle_, set.matrix.get(), grad.data(), hess.data(), n), "boost");
+  }
+
+  // The pack-sum loss per unit of weight; NaN when the set weighs nothing.
+  double loss(const LabeledRows& set) {
+    const std::vector<double> sums = program_sums(set, /*training*/ false);
+    double sum = 0, weights = 0;
+    for (size_t i = 0; i < sums.size(); ++i) {
+      const double weight = weight_of(set.labels[i]);
+      sum += weight * (sums[i] - set.labels[i]) * (sums[i] - set.labels[i]);
+      weights += weight;
+    }
+    return weights > 0 ? sum / weights : std::numeric_limits<double>::quiet_NaN();
+  }
+
+ private:
+  double weight_of(float label) const { return std::max<double>(label, params_.min_weight); }
+
+  std::vector<double> program_sums(const LabeledRows& set, bool training) {
+    bst_ulong len = 0;
+    const float* margin = nullptr;
+    xgb_check(XGBoosterPredict(handle_, set.matrix.get(), /*output margin*/ 1, 0, training ? 1 : 0, &len, &margin),
+              "predict");
+    internal_check(len == set.rows.row_owner.size(), "XGBoost returned ", len, " predictions for ",
+                   set.rows.row_owner.size(), " rows");
+    std::vector<double> sums(set.labels.size(), 0.0);
+    for (size_t r = 0; r < len; ++r) sums[set.rows.row_owner[r]] += margin[r];
+    return sums;
+  }
+
+  XgbParams params_;
+  BoosterHandle handle_ = nullptr;
+};
+
+// Boosts on `fit` until the loss on `held_out` has not improved for
+// params.early_stopping_rounds rounds; returns the best round count, or
+// params.num_rounds when the held-out programs weigh nothing (all failed).
+int early_stopping_rounds(const LabeledRows& fit, const LabeledRows& held_out, const XgbParams& params) {
+  Booster booster({&fit.matrix, &held_out.matrix}, params);
+  double best_loss = std::numeric_limits<double>::infinity();
+  int best_rounds = 1;
+  for (int round = 1; round <= params.num_rounds && round - best_rounds <= params.early_stopping_rounds; ++round) {
+    booster.boost_one_round(fit);
+    const double loss = booster.loss(held_out);
+    if (std::isnan(loss)) return params.num_rounds;
+    if (loss < best_loss) {
+      best_loss = loss;
+      best_rounds = round;
+    }
+  }
+  return best_rounds;
+}
 
 std::vector<double> ranks(const std::vector<double>& v) {
   std::vector<size_t> order(v.size());
@@ -94,64 +212,33 @@ void XgbCostModel::train() {
   // different sizes share one model.
   std::map<int, double> best;
   for (size_t i = 0; i < programs_.size(); ++i) best[programs_[i].task_id] = std::max(best[programs_[i].task_id], throughputs_[i]);
-  PackedRows rows = pack(programs_);
-  if (rows.row_owner.empty()) return;
   std::vector<float> labels;
-  for (size_t owner : rows.row_owner) {
-    double b = best[programs_[owner].task_id];
-    labels.push_back(b > 0 ? static_cast<float>(throughputs_[owner] / b) : 0.0f);
+  for (size_t i = 0; i < programs_.size(); ++i) {
+    const double b = best[programs_[i].task_id];
+    labels.push_back(b > 0 ? static_cast<float>(throughputs_[i] / b) : 0.0f);
   }
+  if (std::all_of(programs_.begin(), programs_.end(), [](const ProgramFeatures& p) { return p.rows.empty(); })) return;
+  const std::vector<size_t> all = all_indices(programs_.size());
 
-  DMatrix train(rows);
-
+  // Early stopping needs at least two held-out programs.
+  int rounds = params_.num_rounds;
+  const size_t every = static_cast<size_t>(std::max(params_.validation_every, 2));
+  if (params_.early_stopping_rounds > 0 && programs_.size() >= 2 * every) {
+    std::vector<size_t> fit, held_out;
+    for (size_t i : all) (i % every == 0 ? held_out : fit).push_back(i);
+    rounds = early_stopping_rounds(LabeledRows(programs_, labels, fit), LabeledRows(programs_, labels, held_out), params_);
+  }
+  const LabeledRows rows(programs_, labels, all);
+  Booster booster({&rows.matrix}, params_);
+  for (int round = 0; round < rounds; ++round) booster.boost_one_round(rows);
   if (booster_) XGBoosterFree(booster_);
-  booster_ = nullptr;
-  DMatrixHandle dmats[] = {train.get()};
-  BoosterHandle booster = nullptr;
-  xgb_check(XGBoosterCreate(dmats, 1, &booster), "create");
-  booster_ = booster;
-  const std::pair<const char*, std::string> settings[] = {
-      // Gradients come from the pack-sum loss below; the objective only fixes
-      // the prediction transform (identity).
-      {"objective", "reg:squarederror"},
-      {"max_depth", std::to_string(params_.max_depth)},
-      {"eta", std::to_string(params_.eta)},
-      {"gamma", std::to_string(params_.gamma)},
-      {"min_child_weight", std::to_string(params_.min_child_weight)},
-      {"lambda", std::to_string(params_.lambda)},
-      {"base_score", std::to_string(params_.base_score)},
-      {"nthread", std::to_string(params_.num_threads)},
-      {"seed", std::to_string(params_.seed)},
-      {"verbosity", "0"},
-  };
-  for (const auto& [key, value] : settings) xgb_check(XGBoosterSetParam(booster, key, value.c_str()), key);
-
-  // Ansor's pack-sum squared error: the loss is (sum of a program's row
-  // predictions - its label)^2, weighted by the label so the fast programs,
-  // whose ranking matters, are fitted best. Its gradient reaches every row of
-  // the program alike; XGBoost boosts on these gradients directly.
-  size_t n = rows.row_owner.size();
-  std::vector<float> grad(n), hess(n);
-  std::vector<double> sums(programs_.size());
-  for (int round = 0; round < params_.num_rounds; ++round) {
-    bst_ulong len = 0;
-    const float* margin = nullptr;
-    xgb_check(XGBoosterPredict(booster, train.get(), /*output margin*/ 1, 0, /*training*/ 1, &len, &margin), "predict");
-    internal_check(len == n, "XGBoost returned ", len, " predictions for ", n, " rows");
-    std::fill(sums.begin(), sums.end(), 0.0);
-    for (size_t r = 0; r < n; ++r) sums[rows.row_owner[r]] += margin[r];
-    for (size_t r = 0; r < n; ++r) {
-      double weight = std::max<double>(labels[r], params_.min_weight);
-      grad[r] = static_cast<float>((sums[rows.row_owner[r]] - labels[r]) * weight);
-      hess[r] = static_cast<float>(weight);
-    }
-    xgb_check(XGBoosterBoostOneIter(booster, train.get(), grad.data(), hess.data(), n), "boost");
-  }
+  booster_ = booster.release();
+  rounds_ = rounds;
 }
 
 std::vector<double> XgbCostModel::predict(const std::vector<ProgramFeatures>& programs) {
   std::vector<double> scores(programs.size(), 0.0);
-  PackedRows rows = pack(programs);
+  PackedRows rows = pack(programs, all_indices(programs.size()));
   if (!booster_ || rows.row_owner.empty()) return scores;
   DMatrix dmat(rows);
   bst_ulong len = 0;
