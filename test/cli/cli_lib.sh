@@ -7,6 +7,7 @@ trap 'rm -rf "$work"' EXIT
 run_dir=$PWD
 failures=0
 passes=0
+skipped=0
 
 fail() {
   echo "FAIL: $*"
@@ -52,8 +53,22 @@ expect_count() {
   fi
 }
 
-# finish NAME: prints the counts; the exit status says whether all passed.
+# runs_here TUNECTL MODEL TARGET: whether this machine's CPU runs code for
+# TARGET (the committed CPU logs are for znver4, which a CPU without AVX-512,
+# such as a Zen 3, cannot run; tunectl refuses such a target).
+runs_here() {
+  ! "$1" run "$2" --target "$3" --output-dir "$work/runs-here" -q 2>&1 | grep -qF "this machine's CPU lacks"
+}
+
+# skip COUNT WHY: COUNT checks that cannot run on this machine, said aloud.
+skip() {
+  echo "SKIP: $1 checks: $2"
+  skipped=$((skipped + $1))
+}
+
+# finish NAME: prints the counts; the exit status says whether all that ran
+# passed.
 finish() {
-  echo "$1: $passes passed, $failures failed"
+  echo "$1: $passes passed, $failures failed$([ "$skipped" -eq 0 ] || echo ", $skipped skipped")"
   [ "$failures" -eq 0 ]
 }

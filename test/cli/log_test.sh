@@ -27,8 +27,15 @@ expect 0 "conv2d_relu_0" -- "$tunectl" log show "$logs"
 expect 0 "wrote the best records of 15 tasks (of $cnn_records records) to $work/best.json" -- \
   "$tunectl" log best "$cnn_log" -o "$work/best.json"
 check "log best wrote 15 lines" test "$(wc -l <"$work/best.json")" -eq 15
-expect 0 "tuned schedules from $work/best.json for 7 of 7 tasks" -- "$tunectl" run "$model" --target "$cpu" \
-  --log "$work/best.json" --seed 1 --output-dir "$work/out-best"
+# (Running the committed log's kernels needs a CPU that runs its target.)
+cpu_runs_here=false
+runs_here "$tunectl" "$model" "$cpu" && cpu_runs_here=true
+if $cpu_runs_here; then
+  expect 0 "tuned schedules from $work/best.json for 7 of 7 tasks" -- "$tunectl" run "$model" --target "$cpu" \
+    --log "$work/best.json" --seed 1 --output-dir "$work/out-best"
+else
+  skip 1 "this CPU cannot run code for $cpu, the target of $cnn_log"
+fi
 expect 0 "total: 15 records, 0 errors" -- "$tunectl" log show "$work/best.json"
 
 # merge: every record once; a log merged with itself adds nothing.
@@ -61,16 +68,20 @@ expect 1 "logs is required" -- "$tunectl" log best -o "$work/x.json"
 expect 1 "--output is required" -- "$tunectl" log merge "$cnn_log"
 
 # Records of another target are named and not applied.
-expect 0 "$gpu_records records of 'cuda -arch=sm_90' are for another target than '$cpu' and not used" -- \
-  "$tunectl" run "$model" --target "$cpu" --log "$gpu_log" --seed 1 --output-dir "$work/out-gpu"
+expect 0 "$gpu_records records of 'cuda -arch=sm_90' are for another target than 'llvm -mcpu=" -- \
+  "$tunectl" run "$model" --log "$gpu_log" --seed 1 --output-dir "$work/out-gpu"
 
 # tune --records: the tasks another log tuned start from its best programs.
-expect 0 "the best programs of 14 tasks start this run" -- "$tunectl" tune "$model" --target "$cpu" \
-  --records "$cnn_log" --trials 0 --log "$work/transfer.json" --kernels "$work/transfer.kernels"
-check "the transferred records are in the new log" test "$(wc -l <"$work/transfer.json")" -eq 14
-expect 0 "wrote 7 of 7 kernels" -- "$tunectl" tune "$model" --target "$cpu" --records "$cnn_log" --trials 0 \
-  --log "$work/transfer.json" --kernels "$work/transfer.kernels"
-check "a second transfer adds nothing" test "$(wc -l <"$work/transfer.json")" -eq 14
+if $cpu_runs_here; then
+  expect 0 "the best programs of 14 tasks start this run" -- "$tunectl" tune "$model" --target "$cpu" \
+    --records "$cnn_log" --trials 0 --log "$work/transfer.json" --kernels "$work/transfer.kernels"
+  check "the transferred records are in the new log" test "$(wc -l <"$work/transfer.json")" -eq 14
+  expect 0 "wrote 7 of 7 kernels" -- "$tunectl" tune "$model" --target "$cpu" --records "$cnn_log" --trials 0 \
+    --log "$work/transfer.json" --kernels "$work/transfer.kernels"
+  check "a second transfer adds nothing" test "$(wc -l <"$work/transfer.json")" -eq 14
+else
+  skip 4 "this CPU cannot run code for $cpu, the target of $cnn_log"
+fi
 
 # report: one self-contained page (the browser test is test_report's).
 expect 0 "wrote $work/report.html: 500 records of 7 tasks for $cpu" -- "$tunectl" report "$cnn_log" --model "$model" \
