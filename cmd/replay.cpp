@@ -1,9 +1,9 @@
-// `tunectl replay LOG [--kernels DIR] [--task NAME_OR_KEY] [--target T]`: the
+// `tunectl replay LOG [--kernels DIR] [--task NAME_OR_KEY] [--target T] [--no-check]`: the
 // kernels folder from a tuning log alone. Reads the log (printing what the
 // reader skipped), takes the target its records were tuned for (--target
 // picks one when the log holds several, and must match one of them), keeps
 // the best valid record of each task for it (log::best_records), rebuilds and
-// checks each program and writes the folder (kernels::write_kernel_cache), then
+// checks each program (unless --no-check) and writes the folder (kernels::write_kernel_cache), then
 // prints one row per kernel. Two replays of one log give byte-identical files.
 #include <cstdio>
 #include <map>
@@ -30,6 +30,7 @@ struct ReplayOptions {
   std::string kernels = "kernels";
   std::string task;  // name or workload key; empty = every task
   std::string target;  // empty = the one target of the log's records
+  bool no_check = false;
 };
 
 // What the log holds about one task.
@@ -68,7 +69,8 @@ void run_replay(const ReplayOptions& o) {
   user_check(!records.empty(), o.log, ": no valid record (every measurement failed); nothing to replay");
 
   std::printf("target: %s\n", target.c_str());
-  const std::vector<kernels::KernelEntry> entries = kernels::write_kernel_cache(records, o.kernels, *backend).kernels;
+  const std::vector<kernels::KernelEntry> entries = kernels::write_kernel_cache(
+      records, o.kernels, *backend, o.no_check ? kernels::KernelCheck::None : kernels::KernelCheck::AgainstReference).kernels;
   std::printf("%-24s %-16s %12s %10s  %s\n", "task", "key", "ms", "GFLOP/s", "symbol");
   bool estimated = false;
   for (const kernels::KernelEntry& e : entries) {
@@ -95,6 +97,8 @@ void register_replay(CLI::App& app) {
   sub->add_option("--task", options->task, "replay only this task (name or workload key)");
   sub->add_option("--target", options->target,
                   "the target whose records to replay (default: the log's; needed when it holds several)");
+  sub->add_flag("--no-check", options->no_check,
+               "write the kernels without checking them against the reference (a log replayed and checked before)");
   sub->callback([options] { run_replay(*options); });
 }
 

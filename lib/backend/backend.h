@@ -60,8 +60,8 @@ class Backend {
   // (`what` says what was about to run it: "tune measures", "bench runs").
   void check_runs_here(const std::string& what) const;
   // Runs func on this machine's CPU with the target's semantics, needing
-  // none of its hardware: the reference interpreter (lower/interpreter.h)
-  // for llvm, the GPU emulator (lower/gpu_emulator.h) for cuda. args in
+  // none of its hardware: the same program compiled for this CPU for llvm
+  // (another CPU's target), the GPU emulator (lower/gpu_emulator.h) for cuda. args in
   // LoweredFunc::args order, packed inputs in their placeholder layout.
   virtual void emulate(const lower::LoweredFunc& func, const std::vector<runtime::NDArray*>& args) const = 0;
   // emulate() of a sample of the work where the target's code has one to

@@ -73,20 +73,25 @@ struct Manifest {
 // runs and machines, a valid C identifier).
 std::string kernel_symbol(const std::string& workload_key);
 
+// Whether a kernel is checked against the reference evaluator before it is
+// written (None: a log replayed and checked before, rewritten to compare files).
+enum class KernelCheck { AgainstReference, None };
+
 // Builds with `backend`, checks and writes every record (best records, one
 // per task, e.g. log::best_records) into dir, which it replaces whole once
 // everything is written (StagedFolder: complete or as it was, never half
 // written; UserError for an existing folder that is not a kernels folder). UserError naming the task when a record
 // is for another target, does not rebuild or computes a wrong answer.
 Manifest write_kernel_cache(const std::vector<log::Record>& records, const std::string& dir,
-                            const backend::Backend& backend);
+                            const backend::Backend& backend, KernelCheck checking = KernelCheck::AgainstReference);
 
 // Lowers `state` as kernel kernel_symbol(its workload key), checks it
 // against the reference evaluator on random inputs (in the backend's
 // emulator where this machine cannot run the target's code) and writes
 // dir/<symbol><backend file suffix>. The entry's task name, cost and record
 // are left empty. UserError for a wrong answer.
-KernelEntry build_checked_kernel(const schedule::State& state, const std::string& dir, const backend::Backend& backend);
+KernelEntry build_checked_kernel(const schedule::State& state, const std::string& dir, const backend::Backend& backend,
+                                 KernelCheck checking = KernelCheck::AgainstReference);
 
 nlohmann::json manifest_to_json(const Manifest& manifest);
 // Reads <dir>/manifest.json; UserError when missing or malformed.

@@ -57,7 +57,9 @@ expect_count() {
 # TARGET (the committed CPU logs are for znver4, which a CPU without AVX-512,
 # such as a Zen 3, cannot run; tunectl refuses such a target).
 runs_here() {
-  ! "$1" run "$2" --target "$3" --output-dir "$work/runs-here" -q 2>&1 | grep -qF "this machine's CPU lacks"
+  local out  # kept, not piped: under pipefail the refusal's status would decide
+  out=$("$1" run "$2" --target "$3" --output-dir "$work/runs-here" -q 2>&1)
+  ! grep -qF "this machine's CPU lacks" <<<"$out"
 }
 
 # skip COUNT WHY: COUNT checks that cannot run on this machine, said aloud.

@@ -18,13 +18,14 @@
 #include "per_op_tests.h"
 #include "schedule/state.h"
 #include "support/gpu_schedules.h"
+#include "support/property_cases.h"
 #include "support/random_schedule.h"
 
 using namespace tunectl;
 
 namespace {
 
-// Per operator, spread over its shapes.
+// Per operator, spread over its shapes; CI runs a share (support/property_cases.h).
 constexpr int kRandomSchedulesPerOp = 30;
 
 void check_op(const std::string& op) {
@@ -33,7 +34,8 @@ void check_op(const std::string& op) {
   if (!codegen::cuda::nvrtc_available(&why)) FAIL(why);
   const target::Target cuda = schedule::cuda_target();
   const std::vector<nlohmann::json> configs = ops::test_configs(op);
-  const int per_config = (kRandomSchedulesPerOp + static_cast<int>(configs.size()) - 1) / static_cast<int>(configs.size());
+  const int schedules = testing::property_cases(kRandomSchedulesPerOp);
+  const int per_config = (schedules + static_cast<int>(configs.size()) - 1) / static_cast<int>(configs.size());
   int config_index = 0;
   for (const auto& params : configs) {
     INFO(op << " " << params.dump());

@@ -21,12 +21,14 @@
 #include "search/construct.h"
 #include "search/sketch.h"
 #include "support/gpu_schedules.h"
+#include "support/property_cases.h"
 #include "tasks/extract.h"
 
 using namespace tunectl;
 
 namespace {
 
+// The full count; CI runs a share (support/property_cases.h).
 constexpr int kAnnotationsPerSketch = 4;
 
 // Every GPU sketch of dag and random annotations of each.
@@ -37,6 +39,7 @@ void check_dag(const std::shared_ptr<const te::ComputeDAG>& dag, uint64_t seed) 
   const search::SearchParams params = search::for_target({}, schedule::cuda_target());
   const std::vector<schedule::State> sketches = search::generate_sketches(dag, params);
   REQUIRE(!sketches.empty());
+  const int annotations = testing::property_cases(kAnnotationsPerSketch);
   std::vector<testing::GpuProgram> programs;
   std::mt19937_64 rng(seed);
   for (const schedule::State& sketch : sketches) {
@@ -44,14 +47,14 @@ void check_dag(const std::shared_ptr<const te::ComputeDAG>& dag, uint64_t seed) 
     // Placeholder lengths of 1 are a program too: one thread per block.
     programs.push_back({sketch, lower::lower(sketch, "k" + std::to_string(programs.size()), params.target)});
     int annotated = 0;
-    for (int k = 0; k < kAnnotationsPerSketch; ++k) {
+    for (int k = 0; k < annotations; ++k) {
       std::optional<search::Candidate> c = search::annotate_randomly(sketch, rng, params);
       if (!c) continue;
       ++annotated;
       programs.push_back({c->state, lower::lower(c->state, "k" + std::to_string(programs.size()), params.target)});
     }
     // Annotation must find launchable programs, not give up.
-    CHECK(annotated >= kAnnotationsPerSketch / 2);
+    CHECK(annotated >= (annotations + 1) / 2);
   }
   // ... and so must construction, which walks on from such programs.
   const std::optional<search::Construction> constructed =

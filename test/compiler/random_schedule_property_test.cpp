@@ -16,6 +16,7 @@
 #include "lower/lower.h"
 #include "ops/registry.h"
 #include "per_op_tests.h"
+#include "support/property_cases.h"
 #include "support/random_schedule.h"
 #include "schedule/state.h"
 
@@ -23,6 +24,7 @@ using namespace tunectl;
 
 namespace {
 
+// The full count; CI runs a share (support/property_cases.h).
 constexpr int kRandomSchedulesPerConfig = 50;
 
 void check_state(const te::ComputeDAG& dag, const schedule::State& state, uint64_t seed) {
@@ -34,6 +36,7 @@ void check_state(const te::ComputeDAG& dag, const schedule::State& state, uint64
 }
 
 void check_op(const std::string& op) {
+  const int schedules = testing::property_cases(kRandomSchedulesPerConfig);
   int config_index = 0;
   for (const auto& params : ops::test_configs(op)) {
     INFO(op << " " << params.dump());
@@ -41,13 +44,13 @@ void check_op(const std::string& op) {
     check_state(*dag, schedule::State::initial(dag), 1);
     std::mt19937_64 rng(1000 + config_index++);
     std::set<std::string> distinct;
-    for (int i = 0; i < kRandomSchedulesPerConfig; ++i) {
+    for (int i = 0; i < schedules; ++i) {
       schedule::State state = schedule::random_schedule(dag, rng, 4 + static_cast<int>(rng() % 12));
       distinct.insert(schedule::steps_to_json(state.history).dump());
       check_state(*dag, state, 2 + i);
     }
     // The generator must explore, not return the same few schedules.
-    CHECK(distinct.size() >= kRandomSchedulesPerConfig / 2);
+    CHECK(distinct.size() >= static_cast<size_t>(schedules) / 2);
   }
 }
 

@@ -120,6 +120,27 @@ TEST_CASE("executor: prepacked weights are packed once at load and give the same
   check_matches_reference(make_chain(4, false), options);
 }
 
+TEST_CASE("executor: emulated kernels of another CPU run compiled for this CPU", "[graph][executor][cpu]") {
+  // Sapphire Rapids' avx512fp16 is on no machine here: the kernels cannot
+  // run as built, and emulation compiles the same program for this CPU.
+  graph::ExecutorOptions options;
+  options.backend = backend::make_backend(backend::resolve_target("llvm -mcpu=sapphirerapids"));
+  REQUIRE(options.backend->why_not_here().has_value());
+  options.emulate = true;
+  options.schedule = [](const std::shared_ptr<const te::ComputeDAG>& dag) {
+    schedule::State s = schedule::State::initial(dag);
+    s.apply(schedule::SplitStep{2, 1, kWidth, {16}, true});
+    s.apply(schedule::ReorderStep{2, {1, 0, 3, 2}});
+    s.apply(schedule::AnnotationStep{2, 0, "parallel"});
+    s.apply(schedule::AnnotationStep{2, 3, "vectorize"});
+    s.apply(schedule::CacheReadStep{1, "local", {2}});
+    s.apply(schedule::ComputeAtStep{2, 3, 0});
+    s.apply(schedule::PrepackStep{2});
+    return s;
+  };
+  check_matches_reference(make_chain(4, true), options);
+}
+
 TEST_CASE("executor: a device target's kernels run on the model kept in device memory", "[graph][executor][cuda]") {
   // The emulated CUDA kernels check that every argument lies in (emulated)
   // device memory: constants uploaded once, the arena and the input there.

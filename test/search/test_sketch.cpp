@@ -17,6 +17,7 @@
 #include "ops/registry.h"
 #include "runtime/timer.h"
 #include "search/sketch.h"
+#include "support/property_cases.h"
 #include "tasks/extract.h"
 #include "search_test_util.h"
 
@@ -26,9 +27,11 @@ namespace {
 
 using schedule::State;
 
-// Every sketch of dag and `samples` annotated states of each compute the
-// reference; annotation succeeds for every sketch.
-void check_dag(const std::shared_ptr<const te::ComputeDAG>& dag, int samples, uint64_t seed) {
+// Every sketch of dag and `full_samples` annotated states of each (CI: a
+// share, support/property_cases.h) compute the reference; annotation
+// succeeds for every sketch.
+void check_dag(const std::shared_ptr<const te::ComputeDAG>& dag, int full_samples, uint64_t seed) {
+  const int samples = testing::property_cases(full_samples);
   std::vector<State> sketches = search::generate_sketches(dag);
   REQUIRE(!sketches.empty());
   std::mt19937_64 rng(seed);
