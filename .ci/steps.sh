@@ -8,8 +8,15 @@
 # test/support/property_cases.h; README "Tests"), to fit CI's hour on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
-JOBS=2 TUNECTL_PROPERTY_SHARE=0.2 bash scripts/test.sh
-bash scripts/regen-kernel-cache.sh
-JOBS=2 bash scripts/test.sh --sanitize
-FUZZ_SEED=1 bash scripts/fuzz.sh all 60
+# step NAME CMD...: runs CMD and says how long it took (CI's hour is tight).
+step() {
+  local name=$1 start=$SECONDS
+  shift
+  "$@"
+  echo "ci: $name took $((SECONDS - start)) s (at $((SECONDS / 60)) min)"
+}
+step install bash scripts/install-deps.sh
+step "build and tests" env JOBS=2 TUNECTL_PROPERTY_SHARE=0.2 bash scripts/test.sh
+step "kernel cache" bash scripts/regen-kernel-cache.sh
+step sanitizers env JOBS=2 bash scripts/test.sh --sanitize
+step fuzzing env FUZZ_SEED=1 bash scripts/fuzz.sh all 60
