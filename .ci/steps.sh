@@ -3,7 +3,7 @@
 # setup and test commands with 2 build jobs, the kernel-cache regeneration
 # from the committed tuning logs, then the sanitizer run of the tests that
 # read outside input (README "Fuzzing and sanitizers") and each fuzz target
-# for 60 s (a fixed seed: every run tries the same mutations, as far as it gets).
+# for 30 s (a fixed seed: every run tries the same mutations, as far as it gets).
 # The property tests run a fifth of their random cases (TUNECTL_PROPERTY_SHARE,
 # test/support/property_cases.h; README "Tests"), to fit CI's hour on 2 cores.
 set -euo pipefail
@@ -19,4 +19,4 @@ step install bash scripts/install-deps.sh
 step "build and tests" env JOBS=2 TUNECTL_PROPERTY_SHARE=0.2 bash scripts/test.sh
 step "kernel cache" bash scripts/regen-kernel-cache.sh
 step sanitizers env JOBS=2 bash scripts/test.sh --sanitize
-step fuzzing env FUZZ_SEED=1 bash scripts/fuzz.sh all 60
+step fuzzing env FUZZ_SEED=1 bash scripts/fuzz.sh all 30

@@ -10,7 +10,7 @@ jobs=${JOBS:-$(nproc)}
 mkdir -p build
 if [ ! -f build/build.ninja ]; then
   echo "build: configuring and building tunectl in build/ with $jobs jobs" \
-       "(from scratch: about 8 minutes on 2 cores)"
+       "(from scratch: 8-15 minutes on 2 cores)"
 fi
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >build/configure.log 2>&1 || {
   cat build/configure.log >&2
