@@ -38,7 +38,8 @@ std::optional<std::string> LlvmBackend::why_not_here() const {
 // The LLVM IR of a lowered function is the same for every CPU (generic
 // intrinsics only; the target picks instructions and vector registers), so
 // compiled for this machine's CPU it computes what the target's code would,
-// thousands of times faster than the reference interpreter.
+// far faster than the reference interpreter did (a BERT log's replay on a
+// CPU without AVX-512: 5 minutes before, 18 s).
 void LlvmBackend::emulate(const lower::LoweredFunc& func, const std::vector<runtime::NDArray*>& args) const {
   std::vector<void*> raw;
   for (runtime::NDArray* a : args) raw.push_back(a->raw());
