@@ -38,7 +38,9 @@ seed() {
   case $1 in
     onnx_import)
       cp models/small_cnn.onnx "$dir/"
-      [ -d $shared ] && find $shared -name '*.onnx' -size -256k | sort | while read -r f; do
+      # Every 8th: libFuzzer runs all seeds before it looks at the clock, and
+      # all 1,300 models took 3 of CI's minutes (12 imports/s sanitized).
+      [ -d $shared ] && find $shared -name '*.onnx' -size -256k | sort | sed -n '1~8p' | while read -r f; do
         cp "$f" "$dir/$((i++)).onnx"; done ;;
     log_line|steps_json)
       for f in tuning_logs/*.json; do

@@ -86,6 +86,24 @@ ir::Expr make_reduction(ir::ReduceOp op, ir::Expr source, std::vector<ir::IterVa
 
 }  // namespace
 
+TensorNode::~TensorNode() {
+  // The outermost teardown on this thread drains a queue; the tensors that
+  // die meanwhile add their inputs to it instead of releasing them.
+  thread_local std::vector<Tensor>* draining = nullptr;
+  if (draining) {
+    for (Tensor& t : inputs) draining->push_back(std::move(t));
+    return;
+  }
+  std::vector<Tensor> queue = std::move(inputs);
+  draining = &queue;
+  while (!queue.empty()) {
+    Tensor last = std::move(queue.back());
+    queue.pop_back();
+    last.reset();
+  }
+  draining = nullptr;
+}
+
 Tensor placeholder(const std::string& name, std::vector<int64_t> shape, ir::DType dtype, bool constant) {
   auto node = std::make_shared<TensorNode>();
   node->name = name;

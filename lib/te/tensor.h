@@ -39,6 +39,14 @@ struct TensorNode {
   // once outside its calls (schedule::PrepackStep).
   bool constant = false;
 
+  TensorNode() = default;
+  TensorNode(const TensorNode&) = default;
+  TensorNode& operator=(const TensorNode&) = default;
+  // Releases the inputs without recursion: the default teardown recursed
+  // once per tensor of a chain and overflowed the stack on a model of
+  // 10,000 element-wise operators.
+  ~TensorNode();
+
   const std::vector<int64_t>& shape() const { return buffer->shape; }
   ir::DType dtype() const { return buffer->dtype; }
   bool is_placeholder() const { return op_kind == OpKind::Placeholder; }

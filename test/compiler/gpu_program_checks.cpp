@@ -9,6 +9,7 @@
 #include "lower/gpu_emulator.h"
 #include "lower/interpreter.h"
 #include "support/cuda_on_host.h"
+#include "support/property_cases.h"
 
 namespace tunectl::testing {
 
@@ -51,15 +52,15 @@ void check_in_emulator(const te::ComputeDAG& dag, const GpuProgram& p, uint64_t 
   CHECK(r.ok);
 }
 
-void check_compiles(const std::vector<GpuProgram>& programs) {
+void check_compiles(const std::vector<GpuProgram>& programs, size_t rotation) {
   std::vector<const lower::LoweredFunc*> funcs;
   for (const GpuProgram& p : programs) funcs.push_back(&p.func);
   const std::string source = codegen::cuda::cuda_source(funcs);
-  for (const char* arch : {"sm_80", "sm_90"}) {
+  for (const std::string& arch : property_subset<std::string>({"sm_80", "sm_90"}, rotation)) {
     INFO(arch);
     const codegen::cuda::CompiledCuda c = codegen::cuda::nvrtc_compile(source, "property", arch);
     CHECK(!c.cubin.empty());
-    CHECK(c.ptx.find(".target " + std::string(arch)) != std::string::npos);
+    CHECK(c.ptx.find(".target " + arch) != std::string::npos);
     for (const GpuProgram& p : programs) {
       auto it = c.resources.find(p.func.name);
       INFO(p.func.name << " has no ptxas report in\n" << c.log);

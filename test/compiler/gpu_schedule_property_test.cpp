@@ -7,6 +7,7 @@
 // and as CUDA C compiled for and run on the CPU (support/cuda_on_host.h).
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <memory>
 #include <random>
 #include <set>
@@ -57,7 +58,8 @@ void check_op(const std::string& op) {
     CHECK(distinct.size() >= static_cast<size_t>(per_config) / 2);
     for (size_t i = 0; i < programs.size(); ++i) testing::check_in_emulator(*dag, programs[i], 1 + i);
     testing::check_on_host(*dag, programs);
-    testing::check_compiles(programs);
+    // Each op starts the arch rotation somewhere else (ops with one shape).
+    testing::check_compiles(programs, std::hash<std::string>{}(op) + config_index);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "support/property_cases.h"
 
@@ -60,5 +61,21 @@ TEST_CASE("property cases: a share outside (0, 1] or not a number is refused", "
     INFO(bad);
     ShareScope s(bad);
     CHECK_THROWS_AS(tunectl::testing::property_cases(10), std::invalid_argument);
+  }
+}
+
+TEST_CASE("property subset: all of a list unset, else a share that rotates over it", "[unit]") {
+  using tunectl::testing::property_subset;
+  const std::vector<std::string> archs = {"sm_80", "sm_90"};
+  {
+    ShareScope s(nullptr);
+    CHECK(property_subset(archs, 1) == archs);
+  }
+  {
+    ShareScope s("0.2");
+    CHECK(property_subset(archs, 0) == std::vector<std::string>{"sm_80"});
+    CHECK(property_subset(archs, 1) == std::vector<std::string>{"sm_90"});
+    CHECK(property_subset(archs, 2) == std::vector<std::string>{"sm_80"});
+    CHECK(property_subset(std::vector<int>{1, 2, 3, 4, 5, 6}, 4) == std::vector<int>{5, 6});
   }
 }

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace tunectl::testing {
 
@@ -26,6 +27,18 @@ inline double property_share() {
 
 inline int property_cases(int full) {
   return std::max(1, static_cast<int>(std::ceil(full * property_share())));
+}
+
+// The share of a fixed list of cases (say, the GPU archs every program is
+// compiled for): all of them in a full run, else property_cases(size) of
+// them starting at rotation (modulo the size), so that the successive calls
+// of a test still cover the whole list between them.
+template <typename T>
+std::vector<T> property_subset(const std::vector<T>& all, size_t rotation) {
+  const size_t n = all.size(), kept = std::min(n, static_cast<size_t>(property_cases(static_cast<int>(n))));
+  std::vector<T> subset;
+  for (size_t i = 0; i < kept; ++i) subset.push_back(all[(rotation + i) % n]);
+  return subset;
 }
 
 }  // namespace tunectl::testing

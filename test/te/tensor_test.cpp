@@ -1,5 +1,11 @@
 #include <catch2/catch.hpp>
 
+#include <pthread.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "ir/error.h"
 #include "te/tensor.h"
 
@@ -47,4 +53,37 @@ TEST_CASE("compute rejects malformed bodies", "[unit][error]") {
   CHECK_THROWS_AS(te::compute("bad", {4}, [&](const std::vector<ir::Var>& i) { return ir::make_load(loose, {i[0]}); }),
                   UserError);
   CHECK_THROWS_AS(te::reduce_axis(-1, "k"), UserError);
+}
+
+TEST_CASE("a chain of 20,000 tensors is released on a small stack", "[unit]") {
+  // Each tensor reads its predecessor and one shared weight: the teardown must
+  // release each exactly once (ASan checks) and all of them (the weak refs).
+  struct Chain {
+    te::Tensor last;
+    std::weak_ptr<const te::TensorNode> first, weight;
+  } chain;
+  {
+    te::Tensor w = te::placeholder("W", {4});
+    te::Tensor t = te::placeholder("X", {4});
+    chain.first = t;
+    chain.weight = w;
+    for (int i = 0; i < 20'000; ++i)
+      t = te::compute("T" + std::to_string(i), {4},
+                      [&](const std::vector<ir::Var>& v) { return te::read(t, {v[0]}) * te::read(w, {v[0]}); });
+    chain.last = std::move(t);
+  }
+  // 512 KiB: a teardown that recursed per tensor needed megabytes.
+  pthread_attr_t attr;
+  REQUIRE(pthread_attr_init(&attr) == 0);
+  REQUIRE(pthread_attr_setstacksize(&attr, 512 << 10) == 0);
+  pthread_t thread;
+  auto release = [](void* c) -> void* {
+    static_cast<Chain*>(c)->last.reset();
+    return nullptr;
+  };
+  REQUIRE(pthread_create(&thread, &attr, release, &chain) == 0);
+  REQUIRE(pthread_join(thread, nullptr) == 0);
+  pthread_attr_destroy(&attr);
+  CHECK(chain.first.expired());
+  CHECK(chain.weight.expired());
 }
