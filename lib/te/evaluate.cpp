@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
-#include <mutex>
 #include <functional>
+#include <mutex>
+#include <optional>
 #include <type_traits>
 #include <unordered_map>
 
@@ -81,14 +82,14 @@ bool host_matches(ir::DType t) {
 template <typename H>
 using Fn = std::function<H(const int64_t*)>;
 
-
-
 // Turns an expression into a tree of closures once, so evaluating it per
 // element costs no lookups by variable or buffer.
 class Compiler {
  public:
-  Compiler(const ir::VarMap<int>& slots, const std::unordered_map<const ir::BufferNode*, const NDArray*>& arrays)
-      : slots_(slots), arrays_(arrays) {}
+  // slots: each loop variable's slot; extents: each slot's loop extent.
+  Compiler(const ir::VarMap<int>& slots, const std::vector<int64_t>& extents,
+           const std::unordered_map<const ir::BufferNode*, const NDArray*>& arrays)
+      : slots_(slots), extents_(extents), arrays_(arrays) {}
 
   template <typename H>
   Fn<H> compile(const ir::Expr& e) {
@@ -211,13 +212,97 @@ class Compiler {
     });
   }
 
-  // One index of a load: a plain variable reads its slot directly (the
-  // common case, and the hot path of every reduction); others run a closure.
+  // An index that is an affine function of the loop variables: constant +
+  // sum of coeff * slot. Computed in unsigned 64-bit arithmetic and wrapped
+  // to the index type once at the end, which equals wrapping after each add
+  // and multiply (both commute with reduction modulo 2^width).
+  struct Affine {
+    uint64_t constant = 0;
+    std::vector<std::pair<int, uint64_t>> terms;  // slot, coefficient
+  };
+
+  std::optional<Affine> affine(const ir::Expr& e, ir::DType t) const {
+    if (e.dtype() != t) return std::nullopt;
+    switch (e.kind()) {
+      case ir::ExprKind::IntImm: return Affine{static_cast<uint64_t>(e.as<ir::IntImmNode>()->value), {}};
+      case ir::ExprKind::Var: {
+        auto it = slots_.find(ir::Var(e));
+        if (it == slots_.end()) return std::nullopt;
+        return Affine{0, {{it->second, 1}}};
+      }
+      case ir::ExprKind::Add:
+      case ir::ExprKind::Sub: {
+        const ir::Expr& a = e.kind() == ir::ExprKind::Add ? e.as<ir::AddNode>()->a : e.as<ir::SubNode>()->a;
+        const ir::Expr& b = e.kind() == ir::ExprKind::Add ? e.as<ir::AddNode>()->b : e.as<ir::SubNode>()->b;
+        std::optional<Affine> x = affine(a, t), y = affine(b, t);
+        if (!x || !y) return std::nullopt;
+        const uint64_t sign = e.kind() == ir::ExprKind::Add ? 1 : ~uint64_t{0};  // -1 modulo 2^64
+        x->constant += sign * y->constant;
+        for (auto [slot, c] : y->terms) add_term(*x, slot, sign * c);
+        return x;
+      }
+      case ir::ExprKind::Mul: {
+        std::optional<Affine> x = affine(e.as<ir::MulNode>()->a, t), y = affine(e.as<ir::MulNode>()->b, t);
+        if (!x || !y) return std::nullopt;
+        if (!x->terms.empty()) std::swap(x, y);
+        if (!x->terms.empty()) return std::nullopt;  // a product of two variables
+        for (auto& term : y->terms) term.second *= x->constant;
+        y->constant *= x->constant;
+        return y;
+      }
+      default: return std::nullopt;
+    }
+  }
+
+  static void add_term(Affine& a, int slot, uint64_t coeff) {
+    for (auto& term : a.terms)
+      if (term.first == slot) {
+        term.second += coeff;
+        return;
+      }
+    a.terms.emplace_back(slot, coeff);
+  }
+
+  // The flat offset of a load whose every index is affine and, over the
+  // loops' ranges, within its dimension and its type (interval arithmetic
+  // in 128 bits; then no wrapping changes a value), or nothing. Guarded
+  // reads (padding) keep their checks.
+  template <typename Term>
+  std::optional<Affine> in_bounds_offset(const std::vector<Term>& terms) const {
+    Affine offset;
+    for (const Term& t : terms) {
+      if (!t.affine) return std::nullopt;
+      const auto as_signed = [](uint64_t v) { return static_cast<__int128>(static_cast<int64_t>(v)); };
+      __int128 lo = as_signed(t.affine->constant), hi = lo;
+      for (auto [slot, coeff] : t.affine->terms) {
+        if (extents_[slot] <= 0) return std::nullopt;
+        (coeff >> 63 ? lo : hi) += as_signed(coeff) * (extents_[slot] - 1);
+      }
+      if (lo < 0 || hi >= t.extent) return std::nullopt;
+      const auto narrow_lo = static_cast<int64_t>(lo), narrow_hi = static_cast<int64_t>(hi);
+      if (ir::wrap_to(t.dtype, narrow_lo) != narrow_lo || ir::wrap_to(t.dtype, narrow_hi) != narrow_hi)
+        return std::nullopt;
+      offset.constant += t.affine->constant * static_cast<uint64_t>(t.stride);
+      for (auto [slot, coeff] : t.affine->terms) add_term(offset, slot, coeff * static_cast<uint64_t>(t.stride));
+    }
+    return offset;
+  }
+
+  // One index of a load: affine in the loop variables (the common case, and
+  // the hot path of every reduction: no closure calls), else a closure.
   struct IndexTerm {
-    int slot = -1;
+    std::optional<Affine> affine;
+    ir::DType dtype = ir::DType::Int64;
     Fn<int64_t> fn;
     int64_t stride = 1;
     int64_t extent = 1;
+
+    int64_t value(const int64_t* x) const {
+      if (!affine) return fn(x);
+      uint64_t v = affine->constant;
+      for (auto [slot, c] : affine->terms) v += c * static_cast<uint64_t>(x[slot]);
+      return ir::wrap_to(dtype, static_cast<int64_t>(v));
+    }
   };
 
   template <typename H>
@@ -230,12 +315,27 @@ class Compiler {
     int64_t stride = 1;
     for (size_t k = op->indices.size(); k-- > 0;) {
       const ir::Expr& i = op->indices[k];
-      auto slot = i.as<ir::VarNode>() ? slots_.find(ir::Var(i)) : slots_.end();
-      if (slot != slots_.end()) terms[k].slot = slot->second;
-      else terms[k].fn = compile<int64_t>(i);
+      terms[k].dtype = i.dtype();
+      terms[k].affine = host_matches<int64_t>(i.dtype()) ? affine(i, i.dtype()) : std::nullopt;
+      if (!terms[k].affine) terms[k].fn = compile<int64_t>(i);
       terms[k].stride = stride;
       terms[k].extent = shape[k];
       stride *= shape[k];
+    }
+    if (std::optional<Affine> offset = in_bounds_offset(terms)) {
+      // Every index provably in range: one affine offset, no checks.
+      // Modulo 2^64: the sum is in range, whatever the partial sums are.
+      const uint64_t constant = offset->constant;
+      std::vector<std::pair<int, uint64_t>> slots;
+      for (auto [slot, c] : offset->terms)
+        if (c != 0) slots.emplace_back(slot, c);
+      return with_storage(*arr, [&](auto* data) -> Fn<H> {
+        return [data, constant, slots](const int64_t* x) {
+          uint64_t off = constant;
+          for (auto [slot, c] : slots) off += c * static_cast<uint64_t>(x[slot]);
+          return static_cast<H>(data[off]);
+        };
+      });
     }
     std::string name = op->buffer->name;
     return with_storage(*arr, [&](auto* data) -> Fn<H> {
@@ -243,7 +343,7 @@ class Compiler {
         int64_t off = 0;
         for (size_t k = 0; k < terms.size(); ++k) {
           const IndexTerm& t = terms[k];
-          int64_t i = t.slot >= 0 ? x[t.slot] : t.fn(x);
+          const int64_t i = t.value(x);
           if (i < 0 || i >= t.extent)
             internal_fail("evaluator: read of ", name, " out of range: index ", i, " of dimension ", k,
                           " with extent ", t.extent);
@@ -255,6 +355,7 @@ class Compiler {
   }
 
   const ir::VarMap<int>& slots_;
+  const std::vector<int64_t>& extents_;
   const std::unordered_map<const ir::BufferNode*, const NDArray*>& arrays_;
 };
 
@@ -303,7 +404,9 @@ void run_op(const TensorNode& t, const std::unordered_map<const ir::BufferNode*,
       reduce.push_back(a.extent);
     }
   }
-  Compiler compiler(slots, arrays);
+  std::vector<int64_t> extents = spatial;
+  extents.insert(extents.end(), reduce.begin(), reduce.end());
+  Compiler compiler(slots, extents, arrays);
   Fn<H> value = compiler.compile<H>(r ? r->source : t.body);
   H identity{};
   if (r) identity = compiler.compile<H>(ir::reduce_identity(r->combiner, r->dtype))(nullptr);
