@@ -506,7 +506,7 @@ TEST_CASE("converter errors name the node, op type and the input or attribute", 
   CHECK_FALSE(is_supported_op("Loop"));
 }
 
-TEST_CASE("Pow by a constant 2 or 3 multiplies; any other exponent calls pow", "[unit][graph][convert]") {
+TEST_CASE("Pow by a constant 2 or 3 multiplies and any other exponent calls pow", "[unit][graph][convert]") {
   for (double exponent : {2.0, 3.0, 2.5}) {
     INFO("exponent " << exponent);
     GraphBuilder b(13);

@@ -56,7 +56,7 @@ TEST_CASE("property cases: the full count unset, a share rounded up, at least on
   }
 }
 
-TEST_CASE("property cases: a share outside (0, 1] or not a number is refused", "[unit]") {
+TEST_CASE("property cases: a share of 0 or below, above 1 or not a number is refused", "[unit]") {
   for (const char* bad : {"0", "-0.5", "1.5", "abc", "0.2x"}) {
     INFO(bad);
     ShareScope s(bad);
@@ -69,7 +69,8 @@ TEST_CASE("property subset: all of a list unset, else a share that rotates over 
   const std::vector<std::string> archs = {"sm_80", "sm_90"};
   {
     ShareScope s(nullptr);
-    CHECK(property_subset(archs, 1) == archs);
+    CHECK(property_subset(archs, 0) == archs);
+    CHECK(property_subset(archs, 1) == std::vector<std::string>{"sm_90", "sm_80"});
   }
   {
     ShareScope s("0.2");

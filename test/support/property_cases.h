@@ -31,8 +31,8 @@ inline int property_cases(int full) {
 
 // The share of a fixed list of cases (say, the GPU archs every program is
 // compiled for): all of them in a full run, else property_cases(size) of
-// them starting at rotation (modulo the size), so that the successive calls
-// of a test still cover the whole list between them.
+// them; either way starting at rotation (modulo the size), so that the
+// successive calls of a test still cover the whole list between them.
 template <typename T>
 std::vector<T> property_subset(const std::vector<T>& all, size_t rotation) {
   const size_t n = all.size(), kept = std::min(n, static_cast<size_t>(property_cases(static_cast<int>(n))));

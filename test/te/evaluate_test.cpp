@@ -101,3 +101,26 @@ TEST_CASE("evaluate reports a read out of range from any worker thread", "[unit]
   std::mt19937_64 rng(7);
   CHECK_THROWS_AS(te::evaluate(dag, te::random_inputs(dag, rng)), InternalError);
 }
+
+TEST_CASE("evaluate reads affine indices with negative and repeated terms like plain loops", "[unit]") {
+  // Reads provably in range take one precomputed offset: reversed rows, a
+  // stride, a variable that appears twice and a reduction variable.
+  te::Tensor x = te::placeholder("x", {6, 8});
+  ir::IterVar k = te::reduce_axis(2, "k");
+  te::Tensor y = te::compute("y", {6, 3}, [&](const std::vector<ir::Var>& i) {
+    ir::Expr row = ir::Expr(5) - i[0], col = i[1] * 2 + k.var + i[1] - i[1];
+    return te::sum(te::read(x, {row, col}) * te::read(x, {i[0], ir::Expr(6) - i[1] * 3 + k.var}), {k});
+  });
+  te::ComputeDAG dag({y});
+  std::mt19937_64 rng(9);
+  auto in = te::random_inputs(dag, rng);
+  NDArray out = te::evaluate(dag, in)[0];
+  const float* a = in[0].data<float>();
+  for (int64_t i = 0; i < 6; ++i)
+    for (int64_t j = 0; j < 3; ++j) {
+      float acc = 0;
+      for (int64_t r = 0; r < 2; ++r) acc += a[(5 - i) * 8 + j * 2 + r] * a[i * 8 + 6 - j * 3 + r];
+      INFO(i << ", " << j);
+      CHECK(out.data<float>()[i * 3 + j] == Approx(acc).epsilon(1e-6));
+    }
+}
