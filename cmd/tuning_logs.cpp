@@ -1,11 +1,50 @@
 #include "cmd/tuning_logs.h"
 
+#include <map>
+#include <set>
+
 #include <spdlog/spdlog.h>
 
+#include "backend/backend.h"
 #include "ir/error.h"
 #include "log/log_file.h"
 
 namespace tunectl::cmd {
+
+namespace {
+
+// Without --target, bench runs on this machine's CPU: the records of a GPU
+// target (a constructed CUDA log beside the CPU ones) are left out. Of
+// several CPU targets, the one covering most workloads among those whose
+// code this CPU runs (a Zen 5 runs both committed ones, the reference CPU's
+// znver4 and the portable x86-64-v3; a Zen 3 only the latter).
+std::string host_target(const std::vector<log::Record>& all, const std::string& path) {
+  std::vector<log::Record> cpu;
+  std::map<std::string, std::set<std::string>> keys_by_target;
+  for (const log::Record& r : all) {
+    if (r.task.target.rfind("llvm", 0) != 0) continue;
+    cpu.push_back(r);
+    keys_by_target[r.task.target].insert(r.task.workload_key);
+  }
+  if (keys_by_target.size() <= 1) return log::pick_target(cpu.empty() ? all : cpu, "", path);
+  std::string best;
+  size_t best_keys = 0;
+  bool tie = false;
+  for (const auto& [name, keys] : keys_by_target) {
+    if (backend::make_backend(backend::resolve_target(name))->why_not_here()) continue;
+    if (keys.size() > best_keys) {
+      best = name;
+      best_keys = keys.size();
+      tie = false;
+    } else if (keys.size() == best_keys) {
+      tie = true;
+    }
+  }
+  // None runs here, or two cover as many: the user picks (pick_target's error).
+  return best.empty() || tie ? log::pick_target(cpu, "", path) : best;
+}
+
+}  // namespace
 
 TuningLogs read_tuning_logs(const std::string& path, const std::string& target) {
   const std::vector<std::string> files = log::log_files(path);
@@ -16,16 +55,7 @@ TuningLogs read_tuning_logs(const std::string& path, const std::string& target) 
     for (auto& r : contents.records) all.push_back(std::move(r));
   }
   TuningLogs logs;
-  if (!target.empty() || all.empty()) {
-    logs.target = target;
-  } else {
-    // Without --target, bench runs on this machine's CPU: the records of a
-    // GPU target (a constructed CUDA log beside the CPU ones) are left out.
-    std::vector<log::Record> cpu;
-    for (const log::Record& r : all)
-      if (r.task.target.rfind("llvm", 0) == 0) cpu.push_back(r);
-    logs.target = log::pick_target(cpu.empty() ? all : cpu, "", path);
-  }
+  logs.target = !target.empty() || all.empty() ? target : host_target(all, path);
   const std::string note = log::other_targets_note(all, logs.target);
   if (!note.empty()) spdlog::info("{}: {}", path, note);
   for (const log::Record& r : all)

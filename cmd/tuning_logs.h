@@ -23,9 +23,11 @@ struct TuningLogs {
 
 // Reads one log file, or every *.json / *.jsonl file of a folder (sorted by
 // name), keeping the records of `target` (a note on stderr says how many of
-// other targets are left out), or when `target` is empty of the records' one
-// CPU target (log::pick_target; GPU records only when there are no others);
-// UserError when the path is missing or a file is unreadable.
+// other targets are left out), or when `target` is empty of the records'
+// CPU target (GPU records only when there are no others; of several CPU
+// targets, the one this CPU runs that covers most workloads, else
+// log::pick_target's error); UserError when the path is missing or a file is
+// unreadable.
 TuningLogs read_tuning_logs(const std::string& path, const std::string& target);
 
 // The workload keys a schedule hook was asked for, and those the log covered.

@@ -62,6 +62,24 @@ runs_here() {
   ! grep -qF "this machine's CPU lacks" <<<"$out"
 }
 
+# host_cnn_log TUNECTL MODEL: sets host_log and host_cpu to the first
+# committed small_cnn log whose target this CPU runs: the reference CPU's
+# (znver4, AVX-512), else the portable one (x86-64-v3: AVX2 and FMA, any
+# x86-64 CPU since Haswell and Zen 1). Fails where it runs neither.
+host_cnn_log() {
+  local log cpu
+  for log in small_cnn.llvm.json small_cnn.x86-64-v3.llvm.json; do
+    log=$repo/tuning_logs/$log
+    cpu=$(head -1 "$log" | grep -o '"target":"[^"]*"' | head -1 | cut -d'"' -f4)
+    if runs_here "$1" "$2" "$cpu"; then
+      host_log=$log
+      host_cpu=$cpu
+      return 0
+    fi
+  done
+  return 1
+}
+
 # skip COUNT WHY: COUNT checks that cannot run on this machine, said aloud.
 skip() {
   echo "SKIP: $1 checks: $2"
