@@ -11,9 +11,11 @@ names=$(ctest --test-dir "$build" -N | sed -nE 's/^ *Test +#[0-9]+: //p')
 failed=0
 for module in "$@"; do
   exe=$build/test/test_$module
-  # Catch's own lists for the two specs discovery uses (test/CMakeLists.txt).
-  want=$(("$exe" --list-test-names-only "~[slow]"; "$exe" --list-test-names-only "[slow]") | grep -c .)
-  got=$(grep -cE "^$module(\(slow\))?:" <<<"$names")
+  # Catch's own lists for the three specs discovery uses (test/CMakeLists.txt).
+  want=$(for spec in "~[slow]~[timed]" "[slow]~[timed]" "[timed]"; do
+           "$exe" --list-test-names-only "$spec"
+         done | grep -c .)
+  got=$(grep -cE "^$module(\((slow|timed)\))?:" <<<"$names")
   if [ "$want" -ne "$got" ]; then
     echo "FAIL: test_$module has $want test cases, CTest runs $got of them as tests;" \
          "a name with ']' (or another character discovery mangles) is the usual cause" >&2
