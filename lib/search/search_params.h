@@ -38,7 +38,10 @@ struct SearchParams {
   double aligned_vector_tile_prob = 0.75;
   // ... and with this probability the innermost tiles of all spatial axes
   // (the accumulators a reduction keeps live) hold at most this many
-  // elements: 24 of the 32 AVX-512 registers, leaving room for operands.
+  // elements: three quarters of the target's vector registers, leaving room
+  // for operands (for_target: 24 of AVX-512's 32 registers, 384 fp32; 12 of
+  // AVX2's 16, 96 fp32, where a fixed 384 let the search keep 16
+  // accumulators in 16 registers and spill them in the inner loop).
   int64_t max_register_tile = 384;
   double register_tile_prob = 0.9;
   // With this probability a tiled stage gets two spatial levels only (the
@@ -107,6 +110,8 @@ inline SearchParams for_target(SearchParams params, const target::Target& target
   params.target = target;
   if (target.kind == target::TargetKind::Cuda) params.auto_unroll_configs = params.gpu_auto_unroll_configs;
   params.vector_lanes = target.vector_lanes;
+  if (target.kind == target::TargetKind::Llvm)
+    params.max_register_tile = int64_t{target.vector_registers} * 3 / 4 * target.vector_lanes;
   params.cores = target.cores;
   return params;
 }

@@ -60,6 +60,7 @@ struct Target {
   // Facts the search reads. The machine that measures is this one, so the
   // core count and cache sizes are the host's whatever the CPU name says.
   int vector_lanes = 4;             // fp32 lanes of the widest vector register
+  int vector_registers = 16;        // architectural vector registers (x86-64: 32 with AVX-512)
   // A vector load whose lanes are up to this many elements apart is that
   // many contiguous loads and a shuffle (codegen/llvm); beyond, a gather.
   static constexpr int64_t kMaxShuffledLoadStride = 4;

@@ -178,6 +178,15 @@ TEST_CASE("matmul, gemm and padded conv2d get a sketch that packs the strided in
   }
 }
 
+TEST_CASE("the register tile may fill three quarters of the target's vector registers", "[sketch][unit]") {
+  // With AVX2's 16 registers a bound of 24 AVX-512 registers let the search
+  // keep 16 accumulators live and spill them in the inner loop.
+  const search::SearchParams avx512 = search::for_target({}, backend::resolve_target("llvm -mcpu=znver4"));
+  CHECK(avx512.max_register_tile == 24 * 16);
+  const search::SearchParams avx2 = search::for_target({}, backend::resolve_target("llvm -mcpu=x86-64-v3"));
+  CHECK(avx2.max_register_tile == 12 * 8);
+}
+
 TEST_CASE("annotation draws aligned vector tiles, bounded register tiles and two-level tilings", "[sketch][unit]") {
   auto dag = op_dag("matmul", {{"M", 256}, {"N", 256}, {"K", 256}});
   search::SearchParams p;

@@ -125,6 +125,7 @@ target::Target resolve_cpu_target(const target::TargetSpec& spec, const std::str
   }
   t.features = enabled_features(t.triple, t.cpu, t.mattr);
   t.vector_lanes = fp32_vector_lanes(t);
+  t.vector_registers = t.has_feature("avx512f") ? 32 : 16;
   target::fill_host_facts(t);
   return t;
 }
