@@ -13,6 +13,7 @@
 # Usage: scripts/regen-kernel-cache.sh [KERNEL_CACHE (default: build/kernel-cache)]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/cpu_targets.sh
 cache=${1:-build/kernel-cache}
 tunectl=build/cmd/tunectl
 [ -x "$tunectl" ] || scripts/build.sh >/dev/null
@@ -56,14 +57,10 @@ for log in tuning_logs/*.llvm.json; do
     echo "== $log: no model $stem.onnx here (models/generated needs scripts/make-models.sh --large); not compiled"
     continue
   fi
-  target=$(head -1 "$log" | grep -o '"target":"[^"]*"' | head -1 | cut -d'"' -f4)
-  # Most committed logs are for znver4: a CPU without AVX-512 cannot run
-  # their kernels (tunectl refuses the target), so it cannot check them;
-  # small_cnn's portable x86-64-v3 log runs on any CPU with AVX2.
-  # (Kept, not piped into grep: under pipefail, the refusal's exit status
-  # would fail the pipeline whatever grep finds.)
-  probe=$("$tunectl" run models/small_cnn.onnx --target "$target" --output-dir "$check_dir/probe" -q 2>&1 || true)
-  if grep -qF "this machine's CPU lacks" <<<"$probe"; then
+  target=$(log_target "$log")
+  # A CPU without AVX-512 cannot run the znver4 logs' kernels, so it cannot
+  # check them; the portable x86-64-v3 logs run on any CPU with AVX2.
+  if ! cpu_runs "$tunectl" "$target" "$check_dir/probe"; then
     echo "== $log: this CPU cannot run code for $target; not compiled"
     skipped=$((skipped + 1))
     continue

@@ -57,7 +57,7 @@ expect 0 "activation memory" -- "$tunectl" bench "$model" --repeats 2
 # The default schedules' outputs, written as .npy.
 expect 0 "output float32 [1x10]" -- "$tunectl" run "$model" --input "input=$repo/models/small_cnn_input_0.pb" \
   --output-format npy --output-dir "$work/run-default"
-if host_cnn_log "$tunectl" "$model"; then
+if host_cnn_log "$tunectl"; then
   expect 0 "layout nchw (auto" -- "$tunectl" bench "$model" --log "$host_log" --target "$host_cpu" \
     --tuned-only --repeats 2
   expect 0 "kernels alone (sum of the log's best over 7 subgraphs)" -- "$tunectl" bench "$model" --log "$host_log" \

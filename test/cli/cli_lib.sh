@@ -2,6 +2,7 @@
 # removed on exit, pass/fail counters and the checks below. Commands run in
 # $run_dir (default: the caller's folder); failures print the command and the
 # tail of its output.
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/cpu_targets.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 run_dir=$PWD
@@ -53,25 +54,16 @@ expect_count() {
   fi
 }
 
-# runs_here TUNECTL MODEL TARGET: whether this machine's CPU runs code for
-# TARGET (the committed CPU logs are for znver4, which a CPU without AVX-512,
-# such as a Zen 3, cannot run; tunectl refuses such a target).
-runs_here() {
-  local out  # kept, not piped: under pipefail the refusal's status would decide
-  out=$("$1" run "$2" --target "$3" --output-dir "$work/runs-here" -q 2>&1)
-  ! grep -qF "this machine's CPU lacks" <<<"$out"
-}
-
-# host_cnn_log TUNECTL MODEL: sets host_log and host_cpu to the first
-# committed small_cnn log whose target this CPU runs: the reference CPU's
-# (znver4, AVX-512), else the portable one (x86-64-v3: AVX2 and FMA, any
-# x86-64 CPU since Haswell and Zen 1). Fails where it runs neither.
+# host_cnn_log TUNECTL: sets host_log and host_cpu to the first committed
+# small_cnn log whose target this CPU runs: the reference CPU's (znver4,
+# AVX-512), else the portable one (x86-64-v3: AVX2 and FMA, any x86-64 CPU
+# since Haswell and Zen 1). Fails where it runs neither.
 host_cnn_log() {
   local log cpu
   for log in small_cnn.llvm.json small_cnn.x86-64-v3.llvm.json; do
     log=$repo/tuning_logs/$log
-    cpu=$(head -1 "$log" | grep -o '"target":"[^"]*"' | head -1 | cut -d'"' -f4)
-    if runs_here "$1" "$2" "$cpu"; then
+    cpu=$(log_target "$log")
+    if cpu_runs "$1" "$cpu" "$work/runs-here"; then
       host_log=$log
       host_cpu=$cpu
       return 0

@@ -23,7 +23,7 @@ build_example() {
 # The shipped model, tuned: the log's schedules for all of its tasks (the
 # committed log this CPU runs, host_cnn_log). A CPU that runs none compiles
 # it with default schedules, so that the library's own checks below still run.
-if host_cnn_log "$tunectl" "$model"; then
+if host_cnn_log "$tunectl"; then
   expect 0 "tuned schedules from $host_log for 7 of 7 tasks" -- "$tunectl" compile "$model" --log "$host_log" \
     --target "$host_cpu" -o "$work/cnn"
 else
