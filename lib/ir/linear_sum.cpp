@@ -60,7 +60,7 @@ void LinearSum::add(const LinearSum& o, int64_t scale) {
   constant_ = wrap_add(constant_, wrap_mul(o.constant_, scale));
 }
 
-void LinearSum::add_term(const Expr& term, int64_t coeff) { terms_.push_back({term, coeff, to_string(term)}); }
+void LinearSum::add_term(const Expr& term, int64_t coeff) { terms_.push_back({term, coeff, shared_text(term)}); }
 
 void LinearSum::add_const(int64_t c) { constant_ = wrap_add(constant_, c); }
 
@@ -74,7 +74,7 @@ void LinearSum::normalize() {
     std::vector<LinearTerm> merged;
     for (auto& t : terms_) {
       auto it = std::find_if(merged.begin(), merged.end(),
-                             [&](const LinearTerm& m) { return m.key == t.key && structural_equal(m.term, t.term); });
+                             [&](const LinearTerm& m) { return *m.key == *t.key && structural_equal(m.term, t.term); });
       if (it == merged.end()) merged.push_back(std::move(t));
       else it->coeff = wrap_add(it->coeff, t.coeff);
     }
@@ -87,7 +87,7 @@ void LinearSum::normalize() {
     uint64_t ax = x.coeff < 0 ? 0 - static_cast<uint64_t>(x.coeff) : x.coeff;
     uint64_t ay = y.coeff < 0 ? 0 - static_cast<uint64_t>(y.coeff) : y.coeff;
     if (ax != ay) return ax > ay;
-    return x.key < y.key;
+    return *x.key < *y.key;
   });
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,7 @@ namespace tunectl::ir {
 struct LinearTerm {
   Expr term;
   int64_t coeff;
-  std::string key;  // printed term: the deterministic ordering key
+  std::shared_ptr<const std::string> key;  // printed term: the deterministic ordering key
 };
 
 // Coefficient arithmetic wraps like the int64 machine arithmetic it models

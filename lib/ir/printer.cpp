@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <unordered_map>
 
 #include "ir/error.h"
 
@@ -268,6 +269,21 @@ std::string to_string(const Expr& e) {
   std::ostringstream os;
   os << e;
   return os.str();
+}
+
+std::shared_ptr<const std::string> shared_text(const Expr& e) {
+  // Nodes are immutable, so a node's text never changes; an entry holds its
+  // node, so the address is not reused while the entry lives.
+  struct Entry {
+    Expr node;
+    std::shared_ptr<const std::string> text;
+  };
+  thread_local std::unordered_map<const ExprNode*, Entry> cache;
+  if (auto it = cache.find(e.get()); it != cache.end()) return it->second.text;
+  if (cache.size() >= 16384) cache.clear();
+  auto text = std::make_shared<const std::string>(to_string(e));
+  cache.emplace(e.get(), Entry{e, text});
+  return text;
 }
 
 std::string to_string(const Stmt& s) {

@@ -5,6 +5,7 @@
 // and a golden file changes only when the IR does.
 #pragma once
 
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -16,6 +17,10 @@ namespace tunectl::ir {
 
 // One line, parenthesised only where precedence needs it.
 std::string to_string(const Expr& e);
+// to_string(e) shared: the same node printed again (the simplifier orders
+// index terms by their text, and meets each term many times) is looked up,
+// not printed. Remembered per node for this thread's latest 16384 nodes.
+std::shared_ptr<const std::string> shared_text(const Expr& e);
 // One statement per line, blocks indented by two spaces, each line ending in
 // a newline.
 std::string to_string(const Stmt& s);

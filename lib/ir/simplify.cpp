@@ -9,7 +9,6 @@
 #include "ir/linear_sum.h"
 #include "ir/printer.h"
 #include "ir/structural.h"
-#include "ir/substitute.h"
 
 namespace tunectl::ir {
 
@@ -110,15 +109,16 @@ class Simplifier : public IRMutator {
     const int64_t* cmin = as_const_int(mn);
     const int64_t* cext = as_const_int(ext);
     if (cext && *cext <= 0) return make_seq({});
-    if (cmin && cext && *cext == 1 && op->for_kind != ForKind::ThreadBinding) {
-      return mutate(substitute(op->body, VarMap<Expr>{{op->var, mn}}));
-    }
     // A loop with symbolic bounds hides any outer range of a same var.
     std::optional<IntBound> range;
     if (cmin && cext) range = loop_bound(*cmin, *cext);
     auto saved = push_bound(op->var, range);
     Stmt body = mutate(op->body);
     pop_bound(op->var, saved);
+    // A single iteration is its body: the var's point range made mutate_Var
+    // replace every use by the constant (one pass, not a substitution of
+    // the body and a second pass over it).
+    if (range && range->is_point() && op->for_kind != ForKind::ThreadBinding) return body;
     if (is_empty(body)) return body;
     if (mn.same_as(op->min) && ext.same_as(op->extent) && body.same_as(op->body)) return s;
     return make_for(op->var, mn, ext, op->for_kind, body, op->thread_tag);
@@ -284,7 +284,7 @@ class Simplifier : public IRMutator {
       coeff = wrap_mul(la.terms()[0].coeff, lb.terms()[0].coeff);
     }
     // Commutative operands in printed order, so x*y and y*x agree.
-    if (to_string(y) < to_string(x)) std::swap(x, y);
+    if (*shared_text(y) < *shared_text(x)) std::swap(x, y);
     LinearSum s;
     s.add_term(make_mul(x, y), coeff);
     return s.to_expr();

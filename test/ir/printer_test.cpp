@@ -20,6 +20,21 @@ TEST_CASE("printer: expressions with minimal parentheses", "[unit]") {
   CHECK(to_string(make_int(-3)) == "-3");
 }
 
+TEST_CASE("printer: shared text is the printed text, looked up for a node printed before", "[unit]") {
+  Var i("i"), j("j");
+  Expr e = i * 8 + j / 4;
+  auto first = shared_text(e);
+  CHECK(*first == to_string(e));
+  CHECK(shared_text(e) == first);
+  // An equal but distinct node has its own entry with the same text.
+  Expr f = i * 8 + j / 4;
+  CHECK(shared_text(f) != first);
+  CHECK(*shared_text(f) == *first);
+  // Past the cache's capacity the entry is printed again, to the same text.
+  for (int n = 0; n < 20000; ++n) shared_text(make_int(n));
+  CHECK(*shared_text(e) == to_string(e));
+}
+
 TEST_CASE("printer: immediates round-trip", "[unit]") {
   CHECK(to_string(Expr(1.0)) == "1f");
   CHECK(to_string(Expr(0.1)) == "0.100000001f");
