@@ -66,9 +66,14 @@ class Simplifier : public IRMutator {
     return e;
   }
 
-#define TUNECTL_SIMPLIFY_BINARY(name)                                  \
-  Expr mutate_##name(const Expr& e, const name##Node* op) override {   \
-    return keep_sharing(e, rewrite(ExprKind::name, mutate(op->a), mutate(op->b))); \
+#define TUNECTL_SIMPLIFY_BINARY(name)                                                   \
+  Expr mutate_##name(const Expr& e, const name##Node* op) override {                    \
+    if (is_linear(ExprKind::name) && e.dtype() == kIndexType) {                         \
+      LinearSum s;                                                                      \
+      gather(e, 1, s);                                                                  \
+      return keep_sharing(e, s.to_expr());                                              \
+    }                                                                                   \
+    return keep_sharing(e, rewrite(ExprKind::name, mutate(op->a), mutate(op->b)));      \
   }
   TUNECTL_BINARY_NODES(TUNECTL_SIMPLIFY_BINARY)
 #undef TUNECTL_SIMPLIFY_BINARY
@@ -204,29 +209,49 @@ class Simplifier : public IRMutator {
     return structural_equal(orig, rewritten) ? orig : rewritten;
   }
 
+  // ---- index arithmetic ---------------------------------------------------
+  static bool is_linear(ExprKind k) { return k == ExprKind::Add || k == ExprKind::Sub || k == ExprKind::Mul; }
+
+  // Adds scale * e to s for an index expression e: a nest of sums and
+  // products by constants is taken apart here and normalized once at its
+  // root, not rebuilt at every level; any other node is a term, simplified
+  // first (what it becomes may be a sum too).
+  void gather(const Expr& e, int64_t scale, LinearSum& s) {
+    if (const auto* op = e.as<AddNode>()) {
+      gather(op->a, scale, s);
+      gather(op->b, scale, s);
+    } else if (const auto* op = e.as<SubNode>()) {
+      gather(op->a, scale, s);
+      gather(op->b, wrap_mul(scale, -1), s);
+    } else if (const auto* op = e.as<MulNode>(); op && as_const_int(op->b)) {
+      gather(op->a, wrap_mul(scale, *as_const_int(op->b)), s);
+    } else if (op && as_const_int(op->a)) {
+      gather(op->b, wrap_mul(scale, *as_const_int(op->a)), s);
+    } else if (op) {
+      s.add(LinearSum::from_expr(mul_index(mutate(op->a), mutate(op->b))), scale);
+    } else {
+      s.add(LinearSum::from_expr(mutate(e)), scale);
+    }
+  }
+
   // ---- rewrite rules (operands already simplified) ------------------------
+  // Index Add, Sub and Mul went through gather.
   Expr rewrite(ExprKind k, const Expr& a, const Expr& b) {
     Expr n = make_binary(k, a, b);
     if (Expr folded = const_fold(n)) return folded;
-    bool index = n.as<AddNode>() || n.as<SubNode>() || n.as<MulNode>() || n.as<FloorDivNode>() || n.as<FloorModNode>()
-                     ? a.dtype() == kIndexType
-                     : false;
     switch (k) {
       case ExprKind::Add:
-        if (index) return add_sums(a, b, 1);
         return arith_identity(n, a, b);
       case ExprKind::Sub:
-        if (index) return add_sums(a, b, -1);
         if (is_int(a.dtype()) && structural_equal(a, b)) return make_zero(a.dtype());
         return arith_identity(n, a, b);
       case ExprKind::Mul:
-        if (index) return mul_index(a, b);
         return arith_identity(n, a, b);
       case ExprKind::Div:
         return is_float_const(b, 1.0) ? a : n;
       case ExprKind::FloorDiv:
       case ExprKind::FloorMod:
-        return rewrite_div_mod(n, k, a, b, index);
+        return rewrite_div_mod(n, k, a, b, a.dtype() == kIndexType);
       case ExprKind::Min:
       case ExprKind::Max:
         return rewrite_min_max(n, k, a, b);
@@ -258,12 +283,6 @@ class Simplifier : public IRMutator {
       default:
         return n;
     }
-  }
-
-  static Expr add_sums(const Expr& a, const Expr& b, int64_t sign) {
-    LinearSum s = LinearSum::from_expr(a);
-    s.add(LinearSum::from_expr(b), sign);
-    return s.to_expr();
   }
 
   // Products of index expressions: constants scale the sum; a product of two
