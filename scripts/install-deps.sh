@@ -10,6 +10,7 @@ packages=(
   nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev catch2
   libonnx-dev libprotobuf-dev protobuf-compiler   # ONNX import
   libxgboost-dev                   # learned cost model
+  libjemalloc-dev                  # the allocator of tunectl and the tests (search and lowering)
   libdnnl-dev                      # oneDNN, the vendor baseline in benchmarks
   ocl-icd-opencl-dev               # only recommended by libdnnl-dev, but its CMake package needs OpenCL
   chromium zlib1g-dev              # the report test renders tunectl report's page and decodes the PNG
