@@ -212,6 +212,29 @@ TEST_CASE("annotation draws aligned vector tiles, bounded register tiles and two
   }
 }
 
+TEST_CASE("a channel-blocked convolution's padding may stay a stage of its own", "[sketch][unit]") {
+  // Inlined, the padding's bounds check runs on every input load of the
+  // tiled convolution's inner loop; a sketch computes it first instead.
+  auto padding_stages = [](int pad) {
+    auto dag = op_dag("conv2d_nchwc", {{"C", 8}, {"H", 8}, {"W", 8}, {"K", 16}, {"bi", 8}, {"bo", 8}, {"pad", pad}});
+    int inlined = 0, kept = 0;
+    for (const State& s : search::generate_sketches(dag)) {
+      for (const schedule::Stage& st : s.stages) {
+        const te::Tensor& op = st.op;
+        if (op->is_placeholder() || op->reduce() != nullptr || op->body.kind() != ir::ExprKind::Select) continue;
+        UNSCOPED_INFO(s.to_string());
+        if (st.attach.kind == schedule::AttachKind::Inline) ++inlined;
+        if (st.attach.kind == schedule::AttachKind::Root) ++kept;
+      }
+    }
+    return std::pair{inlined, kept};
+  };
+  const auto [inlined, kept] = padding_stages(1);
+  CHECK(inlined > 0);
+  CHECK(kept > 0);
+  CHECK(padding_stages(0) == std::pair{0, 0});  // no padding, no such stage
+}
+
 TEST_CASE("conv2d + bias + relu gets the consumer-fusion sketch", "[sketch][unit]") {
   auto dag = op_dag("conv2d", {{"N", 1}, {"C", 8}, {"H", 8}, {"W", 8}, {"K", 16}, {"R", 3}, {"S", 3}, {"pad", 1},
                                {"bias", true}, {"relu", true}});
