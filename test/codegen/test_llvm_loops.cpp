@@ -10,9 +10,9 @@
 #include "kernel_fixture.h"
 #include "lower/lower.h"
 #include "ops/registry.h"
+#include "runtime/thread_pool.h"
 #include "schedule/state.h"
 #include "schedule/steps.h"
-#include "runtime/thread_pool.h"
 
 using namespace tunectl;
 using ir::Buffer;
@@ -132,7 +132,14 @@ TEST_CASE("a register tile's accumulators stay in registers through its reductio
       ops::make_op_dag("conv2d_nchwc", {{"C", 3}, {"H", 224}, {"W", 224}, {"K", 64}, {"R", 7}, {"S", 7}, {"bi", 3},
                                         {"bo", 8}, {"stride", 2}, {"pad", 3}, {"bias", true}, {"relu", true}}));
   const auto steps = schedule::steps_from_json(nlohmann::json::parse(R"(
-[["CI", 5], ["SP", 3, 8, 3, [3], true], ["SP", 3, 7, 7, [7], true], ["SP", 3, 6, 7, [7], true], ["SP", 3, 5, 1, [1], true], ["SP", 3, 4, 8, [1, 1, 8], true], ["SP", 3, 3, 112, [1, 28, 4], true], ["SP", 3, 2, 112, [1, 4, 1], true], ["SP", 3, 1, 8, [1, 1, 2], true], ["SP", 3, 0, 1, [1, 1, 1], true], ["RE", 3, [0, 4, 8, 12, 16, 1, 5, 9, 13, 17, 20, 22, 24, 26, 2, 6, 10, 14, 18, 21, 23, 25, 27, 3, 7, 11, 15, 19]], ["FSP", 6, 4, 5, 1], ["FSP", 6, 3, 6, 1], ["FSP", 6, 2, 7, 1], ["FSP", 6, 1, 8, 1], ["FSP", 6, 0, 9, 1], ["RE", 6, [0, 2, 4, 6, 8, 1, 3, 5, 7, 9]], ["CA", 3, 6, 4], ["AN", 3, 27, "vectorize"], ["PR", 3, 0, "auto_unroll_max_step$64"], ["AN", 6, 9, "vectorize"], ["FU", 6, [0, 1, 2, 3]], ["AN", 6, 0, "parallel"], ["PR", 6, 0, "auto_unroll_max_step$16"]])"));
+[["CI", 5], ["SP", 3, 8, 3, [3], true], ["SP", 3, 7, 7, [7], true], ["SP", 3, 6, 7, [7], true],
+["SP", 3, 5, 1, [1], true], ["SP", 3, 4, 8, [1, 1, 8], true], ["SP", 3, 3, 112, [1, 28, 4], true],
+["SP", 3, 2, 112, [1, 4, 1], true], ["SP", 3, 1, 8, [1, 1, 2], true], ["SP", 3, 0, 1, [1, 1, 1], true],
+["RE", 3, [0, 4, 8, 12, 16, 1, 5, 9, 13, 17, 20, 22, 24, 26, 2, 6, 10, 14, 18, 21, 23, 25, 27, 3, 7, 11, 15, 19]],
+["FSP", 6, 4, 5, 1], ["FSP", 6, 3, 6, 1], ["FSP", 6, 2, 7, 1], ["FSP", 6, 1, 8, 1], ["FSP", 6, 0, 9, 1],
+["RE", 6, [0, 2, 4, 6, 8, 1, 3, 5, 7, 9]], ["CA", 3, 6, 4], ["AN", 3, 27, "vectorize"],
+["PR", 3, 0, "auto_unroll_max_step$64"], ["AN", 6, 9, "vectorize"], ["FU", 6, [0, 1, 2, 3]],
+["AN", 6, 0, "parallel"], ["PR", 6, 0, "auto_unroll_max_step$16"]])"));
   const target::Target avx2 = backend::resolve_target("llvm -mcpu=x86-64-v3");
   const std::string text = codegen::emit_llvm_ir(lower::lower(schedule::replay(dag, steps), "stem", avx2), avx2);
   int reduction_loops = 0;
