@@ -10,7 +10,10 @@ void auto_unroll(std::vector<Loop>& loops, int max_step) {
     bool inner_kind = loop.kind == ir::ForKind::Vectorized || loop.kind == ir::ForKind::Unrolled;
     if ((loop.kind != ir::ForKind::Serial && !inner_kind) || product * loop.extent > max_step) return;
     product *= loop.extent;
-    if (loop.kind == ir::ForKind::Serial) loop.kind = ir::ForKind::Unrolled;
+    if (loop.kind == ir::ForKind::Serial) {
+      loop.kind = ir::ForKind::Unrolled;
+      loop.unroll_budget = max_step;
+    }
   }
 }
 

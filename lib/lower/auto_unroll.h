@@ -16,6 +16,8 @@ namespace tunectl::lower {
 // while the product of the inner loops' extents stays at most max_step.
 // Vectorized and unrolled loops count in the product and keep their kind;
 // a parallel or thread-bound loop ends the walk. max_step <= 0 does nothing.
+// Loops that hold other stages' computations are checked again against
+// max_step with those counted, once the nest is built (loop_nest.h).
 void auto_unroll(std::vector<Loop>& loops, int max_step);
 
 }  // namespace tunectl::lower

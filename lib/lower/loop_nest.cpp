@@ -39,6 +39,47 @@ Stmt make_loop(const Loop& l, Stmt body) {
   return make_for(l.var, make_int(0), make_int(l.extent), l.kind, std::move(body), l.thread_tag);
 }
 
+// The statements of s once its unrolled loops are replicated: the size of
+// the code it becomes, whose compile time grows faster than linearly in one
+// basic block. A vectorized loop's body counts once (one vector statement
+// each), as does a loop that stays a loop.
+double unrolled_statements(const Stmt& s) {
+  if (!s) return 0;  // an IfThenElse without else
+  switch (s.kind()) {
+    case StmtKind::For: {
+      const auto* op = s.as<ForNode>();
+      const int64_t* extent = as_const_int(op->extent);
+      double body = unrolled_statements(op->body);
+      return op->for_kind == ForKind::Unrolled && extent ? static_cast<double>(*extent) * body : body;
+    }
+    case StmtKind::Store: return 1;
+    case StmtKind::Allocate: return unrolled_statements(s.as<AllocateNode>()->body);
+    case StmtKind::Seq: {
+      double sum = 0;
+      for (const Stmt& x : s.as<SeqNode>()->stmts) sum += unrolled_statements(x);
+      return sum;
+    }
+    case StmtKind::IfThenElse: {
+      const auto* op = s.as<IfThenElseNode>();
+      return unrolled_statements(op->then_case) + unrolled_statements(op->else_case);
+    }
+    case StmtKind::Barrier: return 0;
+  }
+  internal_fail("unknown statement kind");
+}
+
+// An auto-unrolled loop around other stages' computations stays unrolled
+// only while the code it replicates, theirs included, fits its stage's
+// auto_unroll_max_step. Unrolling a 14 x 7 tile loop around a convolution's
+// fully unrolled 146-statement reduction made one basic block that took
+// LLVM 90 s to compile.
+Loop within_unroll_budget(Loop l, const Stmt& body) {
+  if (l.unroll_budget == 0) return l;
+  if (static_cast<double>(l.extent) * unrolled_statements(body) > static_cast<double>(l.unroll_budget))
+    l.kind = ForKind::Serial;
+  return l;
+}
+
 // Redirects loads of attached stages' op buffers to their region buffers.
 class RegionLoads : public IRMutator {
  public:
@@ -129,6 +170,17 @@ class NestBuilder {
     return conds;
   }
 
+  // Loop pos of stage s around body and the stages attached at it;
+  // holds_others says whether a loop inside (or this one) holds attached
+  // stages, and is updated.
+  Stmt loop_at(int s, int pos, Stmt body, bool& holds_others) {
+    holds_others = holds_others || attached_.count({s, pos});
+    Stmt inner = with_attached(s, pos, std::move(body));
+    const Loop& own = stages_[s].loops[pos];
+    Loop loop = holds_others ? within_unroll_budget(own, inner) : own;
+    return make_loop(loop, std::move(inner));
+  }
+
   Stmt with_attached(int s, int pos, Stmt body) {
     auto it = attached_.find({s, pos});
     if (it == attached_.end()) return body;
@@ -158,9 +210,10 @@ class NestBuilder {
     Expr value = loads_.mutate(substitute(reduce ? reduce->source : info.body, roots));
 
     int n = static_cast<int>(info.loops.size());
+    bool holds_others = false;
     if (!reduce) {
       Stmt cur = guarded(guards(info, bounds, true), make_store(info.buffer, store_idx, value));
-      for (int pos = n - 1; pos >= 0; --pos) cur = make_loop(info.loops[pos], with_attached(s, pos, cur));
+      for (int pos = n - 1; pos >= 0; --pos) cur = loop_at(s, pos, cur, holds_others);
       return cur;
     }
 
@@ -172,7 +225,7 @@ class NestBuilder {
     Stmt init = make_init(info, stage, bounds, first_reduce, reduce);
     if (first_reduce == n) cur = make_seq({init, cur});
     for (int pos = n - 1; pos >= 0; --pos) {
-      cur = make_loop(info.loops[pos], with_attached(s, pos, cur));
+      cur = loop_at(s, pos, cur, holds_others);
       if (pos == first_reduce) cur = make_seq({init, cur});
     }
     return cur;

@@ -3,7 +3,9 @@
 // loops around a store of its body; reductions get an init store placed just
 // above their outermost reduce loop; attached stages are placed (with their
 // buffer allocated) inside their target loop, before the target's own body;
-// root intermediates are allocated around the whole kernel.
+// root intermediates are allocated around the whole kernel. An auto-unrolled
+// loop around attached stages is unrolled only while the code it replicates,
+// theirs included, fits its stage's auto_unroll_max_step.
 #pragma once
 
 #include <vector>

@@ -28,6 +28,10 @@ struct Loop {
   int64_t extent = 0;
   ir::ForKind kind = ir::ForKind::Serial;
   std::string thread_tag;
+  // Set when auto_unroll made the loop Unrolled: its stage's
+  // auto_unroll_max_step, which also bounds what other stages computed
+  // inside the loop are replicated with it (build_loop_nests).
+  int64_t unroll_budget = 0;
 };
 
 struct StageInfo {

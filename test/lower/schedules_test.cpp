@@ -4,6 +4,7 @@
 // reference evaluator through the interpreter.
 #include <catch2/catch.hpp>
 
+#include <map>
 
 #include "ir/functor.h"
 #include "ir/printer.h"
@@ -207,6 +208,45 @@ TEST_CASE("auto_unroll_max_step unrolls small inner loops", "[cpu]") {
   // i.1 and j.1 (2 x 4 = 8) in both the init and the update nest.
   CHECK(kinds.unrolled == 4);
   CHECK(kinds.serial == 3);
+}
+
+TEST_CASE("an auto-unrolled loop around another stage counts that stage's statements too", "[cpu]") {
+  // An 8 x 8 matmul copied out of a local 4 x 4 tile computed inside the
+  // copy's j.0; both stages unroll up to 512 steps. The copy's own loops
+  // make 2 x 2 x 4 x 4 = 64 steps, but each j.0 replicates the tile's
+  // 16 x (1 + K) init and update statements and its 16 copies as well
+  // (without the tile counted, 56,000 statements of a convolution went to
+  // LLVM in one basic block).
+  for (int64_t k : {4, 16}) {
+    INFO("K = " << k);
+    State s = matmul_state(8, 8, k);
+    const int mm = stage_of(s, "matmul");
+    s.apply(CacheWriteStep{mm, "local"});
+    const int local = mm, out = mm + 1;
+    s.apply(SplitStep{out, 0, 8, {4}});
+    s.apply(SplitStep{out, 2, 8, {4}});
+    s.apply(ReorderStep{out, {0, 2, 1, 3}});  // i.0 j.0 i.1 j.1
+    s.apply(ComputeAtStep{local, out, 1});
+    s.apply(PragmaStep{out, 0, "auto_unroll_max_step$512"});
+    s.apply(PragmaStep{local, 0, "auto_unroll_max_step$512"});
+    CHECK(check_against_reference(s) == "");
+    struct Kinds : ir::IRVisitor {
+      std::map<std::string, ir::ForKind> of;
+      void visit_For(const ir::ForNode* op) override {
+        of.emplace(op->var.name(), op->for_kind);
+        IRVisitor::visit_For(op);
+      }
+    } kinds;
+    kinds.visit(lower(s, "f").body);
+    INFO(ir::to_string(lower(s, "f").body));
+    // K = 4: 2 x 2 x (16 x 5 + 16) = 384 statements fit; K = 16: j.0 alone
+    // makes 2 x (16 x 17 + 16) = 576, so i.0 and j.0 stay loops.
+    const ir::ForKind outer = k == 4 ? ir::ForKind::Unrolled : ir::ForKind::Serial;
+    CHECK(kinds.of.at("matmul_i0.0") == outer);
+    CHECK(kinds.of.at("matmul_i1.0") == outer);
+    CHECK(kinds.of.at("matmul_i0.1") == ir::ForKind::Unrolled);
+    CHECK(kinds.of.at("rk") == ir::ForKind::Unrolled);
+  }
 }
 
 TEST_CASE("a cache read whose region starts at a gathered index, computed inside its reader", "[cpu]") {
