@@ -17,3 +17,22 @@ cpu_runs() {
   out=$("$1" run "$cpu_targets_models/small_cnn.onnx" --target "$2" --output-dir "$3" -q 2>&1 || true)
   ! grep -qF "this machine's CPU lacks" <<<"$out"
 }
+
+# foreign_cpu TUNECTL SCRATCH_DIR: sets foreign_target to a CPU target whose
+# code this machine cannot run and foreign_feature to a feature it lacks:
+# Sapphire Rapids (AVX512-FP16, which no AMD CPU has) or, on an Intel CPU
+# that has it, Zen 5 (AVX512-VP2INTERSECT, which Intel's server CPUs lack).
+# Fails where this machine runs both (test/support/foreign_cpu.h: the same).
+foreign_cpu() {
+  local target feature
+  for target in sapphirerapids:avx512fp16 znver5:avx512vp2intersect; do
+    feature=${target#*:}
+    target="llvm -mcpu=${target%%:*}"
+    if ! cpu_runs "$1" "$target" "$2"; then
+      foreign_target=$target
+      foreign_feature=$feature
+      return 0
+    fi
+  done
+  return 1
+}

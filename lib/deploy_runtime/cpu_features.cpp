@@ -17,7 +17,8 @@ const std::pair<const char*, bool (*)()> kCheckedFeatures[] = {
     TUNECTL_CPU_FEATURE("avx512dq"),   TUNECTL_CPU_FEATURE("avx512vl"),   TUNECTL_CPU_FEATURE("avx512cd"),
     TUNECTL_CPU_FEATURE("avx512vnni"), TUNECTL_CPU_FEATURE("avx512bf16"), TUNECTL_CPU_FEATURE("avx512vbmi"),
     TUNECTL_CPU_FEATURE("avx512vbmi2"), TUNECTL_CPU_FEATURE("avx512ifma"), TUNECTL_CPU_FEATURE("avx512bitalg"),
-    TUNECTL_CPU_FEATURE("avx512vpopcntdq"), TUNECTL_CPU_FEATURE("avx512fp16"),
+    TUNECTL_CPU_FEATURE("avx512vpopcntdq"), TUNECTL_CPU_FEATURE("avx512fp16"), TUNECTL_CPU_FEATURE("avx512vp2intersect"),
+    TUNECTL_CPU_FEATURE("sse4a"),
 };
 #undef TUNECTL_CPU_FEATURE
 #else

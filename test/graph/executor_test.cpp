@@ -11,6 +11,7 @@
 #include "ir/error.h"
 #include "ops/elemwise.h"
 #include "ops/matmul.h"
+#include "support/foreign_cpu.h"
 #include "te/evaluate.h"
 
 using namespace tunectl;
@@ -121,10 +122,12 @@ TEST_CASE("executor: prepacked weights are packed once at load and give the same
 }
 
 TEST_CASE("executor: emulated kernels of another CPU run compiled for this CPU", "[graph][executor][cpu]") {
-  // Sapphire Rapids' avx512fp16 is on no machine here: the kernels cannot
-  // run as built, and emulation compiles the same program for this CPU.
+  // The kernels cannot run as built, and emulation compiles the same
+  // program for this CPU.
+  const std::optional<tunectl::testing::ForeignCpu> foreign = tunectl::testing::foreign_cpu();
+  REQUIRE(foreign.has_value());
   graph::ExecutorOptions options;
-  options.backend = backend::make_backend(backend::resolve_target("llvm -mcpu=sapphirerapids"));
+  options.backend = backend::make_backend(backend::resolve_target(foreign->target));
   REQUIRE(options.backend->why_not_here().has_value());
   options.emulate = true;
   options.schedule = [](const std::shared_ptr<const te::ComputeDAG>& dag) {
