@@ -9,8 +9,8 @@
 namespace tunectl::deploy_runtime {
 
 // The features of `wanted` this CPU lacks. Only the features that decide
-// which instructions kernels may use are checked (the SSE, AVX, AVX-512,
-// FMA, F16C and BMI families on x86); the rest are ignored.
+// which instructions kernels may use are checked (the SSE, SSE4a, AVX,
+// AVX-512, FMA and BMI families on x86); the rest are ignored.
 std::vector<std::string> missing_cpu_features(const std::vector<std::string>& wanted);
 
 }  // namespace tunectl::deploy_runtime
