@@ -215,7 +215,7 @@ TEST_CASE("an auto-unrolled loop around another stage counts that stage's statem
   // copy's j.0; both stages unroll up to 512 steps. The copy's own loops
   // make 2 x 2 x 4 x 4 = 64 steps, but each j.0 replicates the tile's
   // 16 x (1 + K) init and update statements and its 16 copies as well
-  // (without the tile counted, 56,000 statements of a convolution went to
+  // (without the tile counted, 14,000 statements of a convolution went to
   // LLVM in one basic block).
   for (int64_t k : {4, 16}) {
     INFO("K = " << k);
