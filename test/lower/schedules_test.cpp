@@ -237,8 +237,9 @@ TEST_CASE("an auto-unrolled loop around another stage counts that stage's statem
         IRVisitor::visit_For(op);
       }
     } kinds;
-    kinds.visit(lower(s, "f").body);
-    INFO(ir::to_string(lower(s, "f").body));
+    const ir::Stmt body = lower(s, "f").body;
+    kinds.visit(body);
+    INFO(ir::to_string(body));
     // K = 4: 2 x 2 x (16 x 5 + 16) = 384 statements fit; K = 16: j.0 alone
     // makes 2 x (16 x 17 + 16) = 576, so i.0 and j.0 stay loops.
     const ir::ForKind outer = k == 4 ? ir::ForKind::Unrolled : ir::ForKind::Serial;
