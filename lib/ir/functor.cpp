@@ -72,6 +72,9 @@ void IRVisitor::visit_IfThenElse(const IfThenElseNode* op) {
   visit(op->else_case);
 }
 void IRVisitor::visit_Barrier(const BarrierNode*) {}
+void IRVisitor::visit_AllReduce(const AllReduceNode* op) {
+  for (const auto& i : op->indices) visit(i);
+}
 
 Expr IRMutator::mutate(const Expr& e) {
   if (!e) return e;
@@ -180,6 +183,11 @@ Stmt IRMutator::mutate_IfThenElse(const Stmt& s, const IfThenElseNode* op) {
   return make_if(std::move(c), std::move(t), std::move(f));
 }
 Stmt IRMutator::mutate_Barrier(const Stmt& s, const BarrierNode*) { return s; }
+Stmt IRMutator::mutate_AllReduce(const Stmt& s, const AllReduceNode* op) {
+  std::vector<Expr> idx;
+  if (!mutate_all<Expr>(*this, op->indices, idx, &IRMutator::mutate)) return s;
+  return make_all_reduce(op->combiner, op->buffer, std::move(idx));
+}
 
 void post_order_visit(const Expr& e, const std::function<void(const Expr&)>& f) {
   if (!e) return;

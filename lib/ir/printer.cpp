@@ -234,6 +234,13 @@ class StmtPrinter {
       case StmtKind::Barrier:
         line() << "barrier\n";
         return;
+      case StmtKind::AllReduce: {
+        const auto* op = s.as<AllReduceNode>();
+        line() << "all_reduce " << to_string(op->combiner) << ' ' << op->buffer->name << '[';
+        for (size_t i = 0; i < op->indices.size(); ++i) os_ << (i ? ", " : "") << op->indices[i];
+        os_ << "]\n";
+        return;
+      }
     }
     internal_fail("bad stmt kind");
   }

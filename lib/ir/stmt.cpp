@@ -70,4 +70,12 @@ Stmt make_if(Expr cond, Stmt then_case, Stmt else_case) {
 
 Stmt make_barrier() { return Stmt(std::make_shared<BarrierNode>()); }
 
+Stmt make_all_reduce(ReduceOp combiner, Buffer buffer, std::vector<Expr> indices) {
+  internal_check(bool(buffer) && buffer->scope == MemScope::Local, "all-reduce of a buffer that is not Local");
+  internal_check(indices.size() == buffer->shape.size() || indices.size() == 1, "all-reduce of ", buffer->name,
+                 " with ", indices.size(), " indices for ", buffer->shape.size(), " dimensions");
+  for (const auto& i : indices) internal_check(i.dtype() == kIndexType, "index of ", buffer->name, " is not int64");
+  return Stmt(std::make_shared<AllReduceNode>(combiner, std::move(buffer), std::move(indices)));
+}
+
 }  // namespace tunectl::ir

@@ -17,7 +17,8 @@ namespace tunectl::ir {
   X(Allocate)                 \
   X(Seq)                      \
   X(IfThenElse)               \
-  X(Barrier)
+  X(Barrier)                  \
+  X(AllReduce)
 
 enum class StmtKind : uint8_t {
 #define TUNECTL_KIND_ENUM(name) name,
@@ -116,6 +117,22 @@ struct BarrierNode : StmtNode {
   BarrierNode() : StmtNode(kKind) {}
 };
 
+// A cross-thread reduction (lower/loop_nest.cpp): each thread of a GPU
+// block holds a partial value at buffer[indices] (its own, a Local
+// buffer); after it, every thread holds there the partials of all of the
+// block's threads combined. A collective: every thread of the block must
+// reach it, as a barrier. Run serially (the reference interpreter, where
+// one thread computed every partial into the one buffer) it changes
+// nothing.
+struct AllReduceNode : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::AllReduce;
+  ReduceOp combiner;
+  Buffer buffer;
+  std::vector<Expr> indices;
+  AllReduceNode(ReduceOp c, Buffer b, std::vector<Expr> i)
+      : StmtNode(kKind), combiner(c), buffer(std::move(b)), indices(std::move(i)) {}
+};
+
 Stmt make_for(Var var, Expr min, Expr extent, ForKind kind, Stmt body, std::string thread_tag = "");
 Stmt make_store(Buffer buffer, std::vector<Expr> indices, Expr value);
 Stmt make_allocate(Buffer buffer, Stmt body);
@@ -124,5 +141,6 @@ Stmt make_allocate(Buffer buffer, Stmt body);
 Stmt make_seq(std::vector<Stmt> stmts);
 Stmt make_if(Expr cond, Stmt then_case, Stmt else_case = Stmt());
 Stmt make_barrier();
+Stmt make_all_reduce(ReduceOp combiner, Buffer buffer, std::vector<Expr> indices);
 
 }  // namespace tunectl::ir

@@ -21,8 +21,16 @@ using namespace ir;
 // Shared bytes, and what bindings enclose each loop and each store.
 class LaunchChecker : public IRVisitor {
  public:
-  LaunchChecker(std::string kernel, const LaunchDims& dims, const std::vector<std::string>& double_buffered)
-      : kernel_(std::move(kernel)), dims_(dims), double_buffered_(double_buffered.begin(), double_buffered.end()) {}
+  LaunchChecker(std::string kernel, const LaunchDims& dims, const std::vector<std::string>& double_buffered,
+                const Stmt& body)
+      : kernel_(std::move(kernel)), dims_(dims), double_buffered_(double_buffered.begin(), double_buffered.end()) {
+    struct AllReduced : IRVisitor {
+      std::set<const BufferNode*> buffers;
+      void visit_AllReduce(const AllReduceNode* op) override { buffers.insert(op->buffer.get()); }
+    } all_reduced;
+    all_reduced.visit(body);
+    all_reduced_ = std::move(all_reduced.buffers);
+  }
   int64_t shared_bytes = 0;
 
  protected:
@@ -62,6 +70,24 @@ class LaunchChecker : public IRVisitor {
     if (!hw->is_block) --inside_threads_;
   }
 
+  // An all-reduce: reached by every thread of a one-dimensional block of
+  // whole warps (or of a power of two below a warp: one shuffle mask); past
+  // one warp, each type's warp values take a warp's length of shared memory.
+  void visit_AllReduce(const AllReduceNode* op) override {
+    user_check(inside_threads_ == 0, "kernel ", kernel_, ": the all-reduce of ", op->buffer->name,
+               " is inside a threadIdx or vthread loop (every thread of the block must reach it)");
+    const int64_t threads = dims_.block[0];
+    user_check(dims_.block[1] == 1 && dims_.block[2] == 1, "kernel ", kernel_, ": the all-reduce of ",
+               op->buffer->name, " needs a block along threadIdx.x alone (the launch has ", dims_.block[0], "x",
+               dims_.block[1], "x", dims_.block[2], ")");
+    const bool whole = threads <= kWarpSize ? (threads & (threads - 1)) == 0 : threads % kWarpSize == 0;
+    user_check(whole, "kernel ", kernel_, ": the all-reduce of ", op->buffer->name, " across ", threads,
+               " threads (a block of whole warps, or a power of two below ", kWarpSize, ")");
+    if (threads > kWarpSize && warp_value_types_.insert(op->buffer->dtype).second)
+      shared_bytes += kWarpSize * dtype_bytes(op->buffer->dtype);
+    IRVisitor::visit_AllReduce(op);
+  }
+
   void visit_Allocate(const AllocateNode* op) override {
     if (op->buffer->scope == MemScope::Shared) {
       // A double-buffered tile has two copies (double_buffer.h, which runs
@@ -81,12 +107,15 @@ class LaunchChecker : public IRVisitor {
   // A store under a binding made inside the buffer's allocation fills only
   // part of it per thread (or per block): the rest must come from other
   // threads, which only shared memory (threads of one block) allows.
+  // (A buffer whose per-thread values an all-reduce combines is meant to
+  // be filled by several threads.)
   void visit_Store(const StoreNode* op) override {
     auto it = allocated_at_.find(op->buffer.get());
     if (it != allocated_at_.end()) {
       const bool shared = op->buffer->scope == MemScope::Shared;
       for (size_t i = it->second; i < bound_.size(); ++i) {
         const bool is_block = hardware_index(bound_[i]->thread_tag)->is_block;
+        if (!is_block && all_reduced_.count(op->buffer.get())) continue;
         user_check(shared && !is_block, "kernel ", kernel_, ": buffer ", op->buffer->name, " is ",
                    shared ? "shared by the threads of a block" : "private to each thread",
                    " but filled by several ", shared ? "blocks" : "threads", " (loop ", name(bound_[i]), " bound to ",
@@ -136,6 +165,8 @@ class LaunchChecker : public IRVisitor {
   int64_t vthreads_ = 1;  // product of the enclosing vthread loops' extents
   std::vector<const ForNode*> bound_;  // open loops bound to blockIdx/threadIdx, outermost first
   std::map<const BufferNode*, size_t> allocated_at_;  // bound_.size() at the allocation
+  std::set<const BufferNode*> all_reduced_;           // the buffers of the kernel's all-reduces
+  std::set<DType> warp_value_types_;                  // of all-reduces past one warp
 };
 
 }  // namespace
@@ -156,7 +187,7 @@ LoweredFunc check_gpu_launch(LoweredFunc func, const target::Target& target) {
     user_check(dims.block[d] <= kMaxBlock[d], "kernel ", func.name, ": ", dims.block[d], " threads along threadIdx.",
                axis, " (at most ", kMaxBlock[d], ")");
   }
-  LaunchChecker checker(func.name, dims, func.double_buffered);
+  LaunchChecker checker(func.name, dims, func.double_buffered, func.body);
   checker.visit(func.body);
   user_check(checker.shared_bytes <= gpu.shared_bytes_per_block, "kernel ", func.name, ": ", checker.shared_bytes,
              " bytes of shared memory per block, more than ", target.str(), " allows (", gpu.shared_bytes_per_block,

@@ -16,6 +16,9 @@
 //   - an update of a kernel argument (a reduction into the output) under no
 //     loop bound to some blockIdx or threadIdx dimension the launch spreads:
 //     every block or thread of it would add to the same elements;
+//   - an all-reduce inside a threadIdx or vthread loop, in a block that is
+//     not one-dimensional, or across a block that is neither whole warps
+//     nor a power of two below a warp (the shuffles' masks);
 //   - a parallel loop (a CPU annotation);
 //   - a vthread loop of more than kMaxVirtualThreads iterations (each is
 //     unrolled into the thread's code, as TVM's VerifyGPUCode limits);

@@ -21,6 +21,11 @@ class Flattener : public IRMutator {
     for (const Expr& i : op->indices) idx.push_back(mutate(i));
     return make_store(op->buffer, {flat_index(op->buffer, idx)}, mutate(op->value));
   }
+  Stmt mutate_AllReduce(const Stmt&, const AllReduceNode* op) override {
+    std::vector<Expr> idx;
+    for (const Expr& i : op->indices) idx.push_back(mutate(i));
+    return make_all_reduce(op->combiner, op->buffer, {flat_index(op->buffer, idx)});
+  }
 };
 
 }  // namespace

@@ -37,15 +37,82 @@ struct SharedBuffer {
   std::vector<Shadow> shadow;
 };
 
+// The value each lane of a warp of `values.size()` lanes (a power of two)
+// holds after a butterfly of shuffles (__shfl_xor_sync), as the CUDA code
+// combines (codegen/cuda/cuda_source.cpp, tc_warp_allreduce): every lane
+// ends with the same value, combined in the same order.
+template <typename T, typename Combine>
+T warp_allreduce(std::vector<T> values, const Combine& combine) {
+  const size_t n = values.size();
+  for (size_t offset = n / 2; offset > 0; offset /= 2) {
+    std::vector<T> next(n);
+    for (size_t lane = 0; lane < n; ++lane) next[lane] = combine(values[lane], values[lane ^ offset]);
+    values = std::move(next);
+  }
+  return values[0];
+}
+
+// A block's all-reduce: within each warp, then (more than one warp) the
+// warps' values, a warp's worth padded with the identity (tc_block_allreduce).
+template <typename T, typename Combine>
+T block_allreduce(const std::vector<T>& values, T identity, const Combine& combine) {
+  const int64_t n = static_cast<int64_t>(values.size());
+  if (n <= kWarpSize) return warp_allreduce(values, combine);
+  std::vector<T> warps(kWarpSize, identity);
+  for (int64_t w = 0; w < n / kWarpSize; ++w)
+    warps[w] = warp_allreduce(std::vector<T>(values.begin() + w * kWarpSize, values.begin() + (w + 1) * kWarpSize),
+                              combine);
+  return warp_allreduce(warps, combine);
+}
+
+// The values the threads of a block put into an all-reduce, and its result.
+struct Exchange {
+  const ir::AllReduceNode* op = nullptr;
+  int64_t arrived = 0;
+  std::vector<double> floats;
+  std::vector<int64_t> ints;
+  double float_result = 0;
+  int64_t int_result = 0;
+};
+
 // What the threads of the block being run share.
 struct Block {
   Index3 index{};
   Index3 threads{};  // the block's dimensions
   uint32_t epoch = 1;  // barriers passed + 1
   std::map<const ir::BufferNode*, SharedBuffer> shared;
+  Exchange exchange;
 
   Index3 thread_index(int32_t linear) const {
     return {linear % threads[0], linear / threads[0] % threads[1], linear / (threads[0] * threads[1])};
+  }
+  int64_t size() const { return threads[0] * threads[1] * threads[2]; }
+
+  // Once every thread waits: a barrier passed, or an all-reduce's values
+  // all in. Within one warp an all-reduce is shuffles, no barrier; across
+  // warps it synchronizes the block.
+  void after_barrier() {
+    if (exchange.op == nullptr) {
+      ++epoch;
+      return;
+    }
+    if (exchange.arrived != size())
+      throw EmulatorError("gpu emulator: block " + to_text(index) + ": an all-reduce that " +
+                          std::to_string(size() - exchange.arrived) + " of the block's " + std::to_string(size()) +
+                          " threads do not reach with the others");
+    const ir::ReduceOp op = exchange.op->combiner;
+    const ir::DType t = exchange.op->buffer->dtype;
+    const ir::Expr identity = ir::reduce_identity(op, t);
+    if (ir::is_float(t)) {
+      exchange.float_result = block_allreduce(exchange.floats, identity.as<ir::FloatImmNode>()->value,
+                                              [&](double a, double b) { return LoopInterpreter::combine_floats(op, t, a, b); });
+    } else {
+      exchange.int_result = block_allreduce(exchange.ints, identity.as<ir::IntImmNode>()->value,
+                                            [&](int64_t a, int64_t b) { return LoopInterpreter::combine_ints(op, t, a, b); });
+    }
+    exchange.op = nullptr;
+    exchange.arrived = 0;
+    if (size() > kWarpSize) ++epoch;
   }
 };
 
@@ -67,6 +134,22 @@ class GpuThread : public LoopInterpreter {
   }
 
   void barrier() override { lockstep_.barrier(); }
+
+  void all_reduce(const ir::AllReduceNode* op, runtime::NDArray& a, int64_t index) override {
+    Exchange& x = block_.exchange;
+    x.op = op;
+    ++x.arrived;
+    const bool fp = ir::is_float(op->buffer->dtype);
+    if (fp) {
+      x.floats.resize(block_.size());
+      x.floats[id_] = a.get(index);
+    } else {
+      x.ints.resize(block_.size());
+      x.ints[id_] = a.get_int(index);
+    }
+    lockstep_.barrier();  // Block::after_barrier combines them
+    fp ? a.set(index, x.float_result) : a.set_int(index, x.int_result);
+  }
 
   void allocate(const ir::AllocateNode* op) override {
     if (op->buffer->scope != ir::MemScope::Shared) return LoopInterpreter::allocate(op);
@@ -136,7 +219,7 @@ void run_block(Block& block, const LoweredFunc& func, const std::vector<runtime:
   }
   try {
     lockstep.run(
-        static_cast<size_t>(n), [&](size_t i) { threads[i]->exec(func.body); }, [&] { ++block.epoch; });
+        static_cast<size_t>(n), [&](size_t i) { threads[i]->exec(func.body); }, [&] { block.after_barrier(); });
   } catch (const DivergentBarrier& e) {
     throw EmulatorError("gpu emulator: block " + to_text(block.index) + ": " + e.what());
   }
@@ -163,6 +246,7 @@ void emulate_gpu_blocks(const LoweredFunc& func, const std::vector<runtime::NDAr
     block.index = {linear % dims.grid[0], linear / dims.grid[0] % dims.grid[1], linear / (dims.grid[0] * dims.grid[1])};
     block.epoch = 1;
     block.shared.clear();
+    block.exchange = Exchange{};
     run_block(block, func, args, lockstep);
   }
 }

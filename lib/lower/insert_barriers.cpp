@@ -13,9 +13,13 @@ namespace {
 using namespace ir;
 using BufferSet = std::set<const BufferNode*>;
 
-// The shared buffers a statement reads and writes, anywhere inside it.
+// The shared buffers a statement reads and writes, anywhere inside it, and
+// whether it holds an all-reduce.
 struct SharedAccesses : IRVisitor {
   BufferSet reads, writes;
+  bool all_reduce = false;
+
+  void visit_AllReduce(const AllReduceNode*) override { all_reduce = true; }
 
   void visit_Load(const LoadNode* op) override {
     if (op->buffer->scope == MemScope::Shared) reads.insert(op->buffer.get());
@@ -82,6 +86,7 @@ class BarrierPlanner {
   bool starts_with_barrier(const Stmt& s) const {
     switch (s.kind()) {
       case StmtKind::Barrier: return true;
+      case StmtKind::AllReduce: return synchronizes_block(s);
       case StmtKind::Allocate: return starts_with_barrier(s.as<AllocateNode>()->body);
       case StmtKind::Seq:
         for (const Stmt& c : s.as<SeqNode>()->stmts) {
@@ -104,7 +109,7 @@ class BarrierPlanner {
       void visit_Barrier(const BarrierNode*) override { barrier = true; }
     } f;
     f.visit(s);
-    return f.barrier || !f.reads.empty() || !f.writes.empty();
+    return f.barrier || f.all_reduce || !f.reads.empty() || !f.writes.empty();
   }
 
   Stmt plan_inside(const Stmt& s, Pending& pending) {
@@ -130,6 +135,9 @@ class BarrierPlanner {
       case StmtKind::Barrier:
         pending = {};
         return s;
+      case StmtKind::AllReduce:
+        if (synchronizes_block(s)) pending = {};
+        return s;
       case StmtKind::Store: return as_a_whole(s, pending);
     }
     return s;
@@ -149,9 +157,18 @@ class BarrierPlanner {
     return true;
   }
 
+  // An all-reduce across more than one warp synchronizes the block (its
+  // values pass through shared memory, tc_block_allreduce); within one warp
+  // it is shuffles.
+  bool synchronizes_block(const Stmt& s) const {
+    return s.kind() == StmtKind::AllReduce && dims_.threads_per_block() > kWarpSize;
+  }
+
   Stmt as_a_whole(const Stmt& s, Pending& pending) {
     SharedAccesses a;
     a.visit(s);
+    user_check(!a.all_reduce, "an all-reduce where not every thread of the block runs (inside a threadIdx loop "
+               "narrower than the block, or a branch on threadIdx): every thread must reach it");
     for (const BufferNode* b : a.writes) {
       user_check(!a.reads.count(b), "shared buffer ", b->name,
                  " is written and read where not every thread of the block runs (a threadIdx loop narrower than the "

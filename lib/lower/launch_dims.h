@@ -16,6 +16,10 @@
 
 namespace tunectl::lower {
 
+// Threads per warp on every NVIDIA GPU: what one shuffle reaches (an
+// AllReduce within a warp needs no barrier).
+constexpr int64_t kWarpSize = 32;
+
 struct LaunchDims {
   std::array<int64_t, 3> grid{1, 1, 1};   // blocks along x, y, z
   std::array<int64_t, 3> block{1, 1, 1};  // threads per block along x, y, z

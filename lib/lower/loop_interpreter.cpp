@@ -66,6 +66,11 @@ void LoopInterpreter::exec(const Stmt& s) {
     case StmtKind::Barrier:
       barrier();
       return;
+    case StmtKind::AllReduce: {
+      const auto* op = s.as<AllReduceNode>();
+      all_reduce(op, *lookup(op->buffer), checked_offset(op->buffer, op->indices));
+      return;
+    }
   }
   internal_fail("interpreter: unknown statement kind");
 }
@@ -182,6 +187,28 @@ LoopInterpreter::Value LoopInterpreter::eval(const Expr& e) {
     default:
       return eval_binary(e);
   }
+}
+
+double LoopInterpreter::combine_floats(ReduceOp op, DType t, double a, double b) {
+  switch (op) {
+    case ReduceOp::Sum: return round_to(t, a + b);
+    case ReduceOp::Prod: return round_to(t, a * b);
+    case ReduceOp::Max: return std::max(a, b);
+    case ReduceOp::Min: return std::min(a, b);
+  }
+  internal_fail("interpreter: unknown reduce op");
+}
+
+int64_t LoopInterpreter::combine_ints(ReduceOp op, DType t, int64_t a, int64_t b) {
+  internal_check(t != DType::UInt64, "interpreter: combining uint64 values");  // unsigned order
+  const uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);  // wrapping arithmetic
+  switch (op) {
+    case ReduceOp::Sum: return wrap_to(t, static_cast<int64_t>(ua + ub));
+    case ReduceOp::Prod: return wrap_to(t, static_cast<int64_t>(ua * ub));
+    case ReduceOp::Max: return std::max(a, b);
+    case ReduceOp::Min: return std::min(a, b);
+  }
+  internal_fail("interpreter: unknown reduce op");
 }
 
 LoopInterpreter::Value LoopInterpreter::eval_binary(const Expr& e) {

@@ -23,10 +23,20 @@ class LoopInterpreter {
   void bind(const ir::Buffer& b, runtime::NDArray* a) { buffers_[b.get()] = a; }
   void exec(const ir::Stmt& s);
 
+  // op's combination of two values of type t, as the IR's arithmetic
+  // computes it (float32 rounded, integers wrapped; no uint64).
+  static double combine_floats(ir::ReduceOp op, ir::DType t, double a, double b);
+  static int64_t combine_ints(ir::ReduceOp op, ir::DType t, int64_t a, int64_t b);
+
  protected:
   // A loop bound to a thread tag; by default it runs serially.
   virtual void run_bound_loop(const ir::ForNode* op) { run_loop(op); }
   virtual void barrier() {}
+  // An AllReduce of element `index` of a (ir/stmt.h); serially, nothing
+  // to combine.
+  virtual void all_reduce(const ir::AllReduceNode* op, runtime::NDArray& a, int64_t index) {
+    (void)op, (void)a, (void)index;
+  }
   // Makes the buffer of op, runs op->body with it, drops it; by default a
   // fresh poisoned scratch array each time.
   virtual void allocate(const ir::AllocateNode* op);
@@ -46,6 +56,7 @@ class LoopInterpreter {
   // Runs body with buffer b bound to a (which the caller owns).
   void run_with_buffer(const ir::Buffer& b, runtime::NDArray* a, const ir::Stmt& body);
   int64_t eval_int(const ir::Expr& e) { return eval(e).i; }
+
   static runtime::NDArray poisoned_scratch(const ir::Buffer& b);
 
  private:

@@ -1,5 +1,6 @@
 #include "lower/loop_nest.h"
 
+#include <functional>
 #include <map>
 #include <unordered_map>
 
@@ -52,7 +53,8 @@ double unrolled_statements(const Stmt& s) {
       double body = unrolled_statements(op->body);
       return op->for_kind == ForKind::Unrolled && extent ? static_cast<double>(*extent) * body : body;
     }
-    case StmtKind::Store: return 1;
+    case StmtKind::Store:
+    case StmtKind::AllReduce: return 1;
     case StmtKind::Allocate: return unrolled_statements(s.as<AllocateNode>()->body);
     case StmtKind::Seq: {
       double sum = 0;
@@ -217,12 +219,16 @@ class NestBuilder {
       return cur;
     }
 
-    Expr updated = combine(reduce->combiner, make_load(info.buffer, store_idx), value);
-    Stmt cur = guarded(guards(info, bounds, false), make_store(info.buffer, store_idx, updated));
     int first_reduce = n;
     for (int pos = 0; pos < n && first_reduce == n; ++pos)
       if (stage.leaf(pos).kind == IterKind::Reduce) first_reduce = pos;
-    Stmt init = make_init(info, stage, bounds, first_reduce, reduce);
+    for (int pos = first_reduce; pos < n; ++pos)
+      if (stage.leaf(pos).kind == IterKind::Reduce && binds_threads(info.loops[pos]))
+        return build_cross_thread(s, bounds, value, store_idx, first_reduce, reduce);
+
+    Expr updated = combine(reduce->combiner, make_load(info.buffer, store_idx), value);
+    Stmt cur = guarded(guards(info, bounds, false), make_store(info.buffer, store_idx, updated));
+    Stmt init = make_init(info, stage, bounds, store_idx, first_reduce, reduce);
     if (first_reduce == n) cur = make_seq({init, cur});
     for (int pos = n - 1; pos >= 0; --pos) {
       cur = loop_at(s, pos, cur, holds_others);
@@ -231,10 +237,93 @@ class NestBuilder {
     return cur;
   }
 
+  static bool binds_threads(const Loop& l) {
+    return l.kind == ForKind::ThreadBinding && l.thread_tag.rfind("blockIdx.", 0) != 0;
+  }
+
+  // A reduction with a reduce loop bound to threadIdx.x: each thread of the
+  // block accumulates its share of every point in a local buffer (`partial`,
+  // one element per point of the spatial loops inside the first reduce
+  // loop), an AllReduce combines the threads' shares, and the stage's buffer
+  // gets the result: every thread's own copy, or, for a buffer the block's
+  // threads share (an output, a shared stage), one thread's store. Every
+  // thread of the block must reach the AllReduce, so the stage may have no
+  // other thread binding, nor be computed inside one.
+  Stmt build_cross_thread(int s, const VarMap<IntBound>& bounds, const Expr& value,
+                          const std::vector<Expr>& store_idx, int first_reduce, const ReduceNode* reduce) {
+    const StageInfo& info = stages_[s];
+    const schedule::Stage& stage = state_.stages[s];
+    const std::string& name = stage.op->name;
+    const DType t = reduce->dtype;
+    user_check(t == DType::Float32 || t == DType::Float64 || t == DType::Int32 || t == DType::Int64, "stage ", name,
+               " reduces ", to_string(t), " across threads (only float32, float64, int32 and int64)");
+    for (const Loop& l : info.enclosing) {
+      user_check(!binds_threads(l), "stage ", name, " reduces across threads inside loop ", l.var.name(),
+                 " bound to ", l.thread_tag, " (every thread of the block takes part: compute it outside the "
+                 "thread loops)");
+    }
+    const int n = static_cast<int>(info.loops.size());
+    int bound = -1;
+    for (int pos = 0; pos < n; ++pos) {
+      if (!binds_threads(info.loops[pos])) continue;
+      user_check(bound < 0 && stage.leaf(pos).kind == IterKind::Reduce && info.loops[pos].thread_tag == "threadIdx.x",
+                 "stage ", name, " reduces across threads, so only one of its reduce loops may be bound to a thread "
+                 "index (threadIdx.x); ", info.loops[pos].var.name(), " is bound to ", info.loops[pos].thread_tag);
+      bound = pos;
+    }
+    std::vector<int64_t> shape;
+    std::vector<Expr> partial_idx;
+    for (int pos = first_reduce + 1; pos < n; ++pos) {
+      if (stage.leaf(pos).kind == IterKind::Reduce) continue;
+      shape.push_back(info.loops[pos].extent);
+      partial_idx.push_back(info.loops[pos].var);
+    }
+    if (shape.empty()) {
+      shape.push_back(1);
+      partial_idx.push_back(make_int(0));
+    }
+    const Buffer partial(name + ".partial", t, shape, MemScope::Local);
+    Expr updated = combine(reduce->combiner, make_load(partial, partial_idx), value);
+    Stmt cur = guarded(guards(info, bounds, false), make_store(partial, partial_idx, updated));
+    bool holds_others = false;
+    for (int pos = n - 1; pos >= first_reduce; --pos) cur = loop_at(s, pos, cur, holds_others);
+
+    const Expr identity = reduce_identity(reduce->combiner, t);
+    Stmt init = over_inner_spatial(info, stage, first_reduce, [&](const VarMap<Expr>& fresh) {
+      return make_store(partial, substitute_all(partial_idx, fresh), identity);
+    });
+    const bool one_store = info.is_output || info.buffer->scope == MemScope::Shared;
+    Stmt finish = over_inner_spatial(info, stage, first_reduce, [&](const VarMap<Expr>& fresh) {
+      const std::vector<Expr> idx = substitute_all(partial_idx, fresh);
+      std::vector<Expr> conds;
+      for (const Expr& c : guards(info, bounds, true)) conds.push_back(substitute(c, fresh));
+      Stmt store = guarded(conds, make_store(info.buffer, substitute_all(store_idx, fresh), make_load(partial, idx)));
+      if (one_store) store = make_for(Var("one_thread"), make_int(0), make_int(1), ForKind::ThreadBinding, store,
+                                      "threadIdx.x");
+      return make_seq({make_all_reduce(reduce->combiner, partial, idx), store});
+    });
+    cur = make_allocate(partial, make_seq({init, cur, finish}));
+    for (int pos = first_reduce - 1; pos >= 0; --pos) cur = loop_at(s, pos, cur, holds_others);
+    return cur;
+  }
+
   // identity stores over the spatial loops nested inside the outermost
-  // reduce loop (with fresh variables, keeping the loops' kinds).
-  Stmt make_init(const StageInfo& info, const schedule::Stage& stage, const VarMap<IntBound>& bounds, int first_reduce,
-                 const ReduceNode* reduce) {
+  // reduce loop.
+  Stmt make_init(const StageInfo& info, const schedule::Stage& stage, const VarMap<IntBound>& bounds,
+                 const std::vector<Expr>& store_idx, int first_reduce, const ReduceNode* reduce) {
+    return over_inner_spatial(info, stage, first_reduce, [&](const VarMap<Expr>& fresh) {
+      std::vector<Expr> conds;
+      for (const Expr& c : guards(info, bounds, true)) conds.push_back(substitute(c, fresh));
+      return guarded(conds, make_store(info.buffer, substitute_all(store_idx, fresh),
+                                       reduce_identity(reduce->combiner, reduce->dtype)));
+    });
+  }
+
+  // body(fresh) inside copies of the spatial loops nested inside the
+  // outermost reduce loop, with fresh variables (`fresh` maps the loops' own
+  // to them), keeping the loops' kinds.
+  static Stmt over_inner_spatial(const StageInfo& info, const schedule::Stage& stage, int first_reduce,
+                                 const std::function<Stmt(const VarMap<Expr>&)>& body) {
     VarMap<Expr> fresh;
     std::vector<Loop> loops;
     for (int pos = first_reduce + 1; pos < static_cast<int>(info.loops.size()); ++pos) {
@@ -244,13 +333,15 @@ class NestBuilder {
       fresh[info.loops[pos].var] = l.var;
       loops.push_back(l);
     }
-    std::vector<Expr> idx;
-    for (int d = 0; d < info.num_spatial; ++d) idx.push_back(substitute(info.local_root_values[d], fresh));
-    std::vector<Expr> conds;
-    for (const Expr& c : guards(info, bounds, true)) conds.push_back(substitute(c, fresh));
-    Stmt cur = guarded(conds, make_store(info.buffer, idx, reduce_identity(reduce->combiner, reduce->dtype)));
+    Stmt cur = body(fresh);
     for (auto l = loops.rbegin(); l != loops.rend(); ++l) cur = make_loop(*l, cur);
     return cur;
+  }
+
+  static std::vector<Expr> substitute_all(const std::vector<Expr>& exprs, const VarMap<Expr>& map) {
+    std::vector<Expr> out;
+    for (const Expr& e : exprs) out.push_back(substitute(e, map));
+    return out;
   }
 
   const schedule::State& state_;

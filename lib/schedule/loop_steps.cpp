@@ -60,13 +60,14 @@ void apply_annotation(State& s, const AnnotationStep& step) {
   user_check(!(it.kind == ir::IterKind::Reduce && (a == IterAnnotation::Parallel || a == IterAnnotation::Vectorize)),
              "cannot ", step.annotation, " reduce iterator ", it.name, " (rfactor it first)");
   // A block or thread index stands for one loop of a stage: two loops bound
-  // to it would both take its value. A reduce loop bound to one would need a
-  // cross-thread reduction, which lowering does not do.
+  // to it would both take its value. A reduce loop bound to threadIdx.x is
+  // a cross-thread reduction (lower/loop_nest.cpp: the block's threads
+  // combine their shares); to a block index it would need blocks to combine.
   const bool hardware = a != IterAnnotation::None && a != IterAnnotation::Parallel &&
                         a != IterAnnotation::Vectorize && a != IterAnnotation::Unroll && a != IterAnnotation::VThread;
   if (hardware) {
-    user_check(it.kind != ir::IterKind::Reduce, "cannot bind reduce iterator ", it.name, " to ", step.annotation,
-               " (cross-thread reductions are not supported)");
+    user_check(it.kind != ir::IterKind::Reduce || a == IterAnnotation::ThreadX, "cannot bind reduce iterator ",
+               it.name, " to ", step.annotation, " (a reduction across threads binds threadIdx.x)");
     for (int leaf : stage.leaves) {
       user_check(&stage.iters[leaf] == &it || stage.iters[leaf].annotation != a, "cannot bind ", it.name, " to ",
                  step.annotation, ": ", stage.iters[leaf].name, " of the same stage is bound to it");

@@ -36,6 +36,28 @@ template <typename T> __device__ __forceinline__ T tc_floormod(T a, T b) {
   T r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
+// Cross-thread reductions (AllReduce). Within `width` lanes (a power of
+// two, at most a warp) a butterfly of shuffles leaves every lane with all
+// of their values combined, in the same order; past one warp (whole warps)
+// each warp's value goes through shared memory and every warp combines them.
+struct tc_sum { template <typename T> __device__ T operator()(T a, T b) const { return a + b; } };
+struct tc_prod { template <typename T> __device__ T operator()(T a, T b) const { return a * b; } };
+struct tc_maximum { template <typename T> __device__ T operator()(T a, T b) const { return tc_max(a, b); } };
+struct tc_minimum { template <typename T> __device__ T operator()(T a, T b) const { return tc_min(a, b); } };
+template <typename T, typename F> __device__ __forceinline__ T tc_warp_allreduce(T v, F f, unsigned width) {
+  const unsigned mask = width >= 32 ? 0xffffffffu : (1u << width) - 1u;
+  for (unsigned offset = width / 2; offset > 0; offset /= 2) v = f(v, __shfl_xor_sync(mask, v, offset, width));
+  return v;
+}
+template <typename T, typename F>
+__device__ __forceinline__ T tc_block_allreduce(T v, F f, T identity, T* scratch, unsigned threads) {
+  if (threads <= 32) return tc_warp_allreduce(v, f, threads);
+  v = tc_warp_allreduce(v, f, 32u);
+  __syncthreads();  // every thread has read what the last all-reduce left in scratch
+  if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = v;
+  __syncthreads();
+  return tc_warp_allreduce(threadIdx.x % 32 < threads / 32 ? scratch[threadIdx.x % 32] : identity, f, 32u);
+}
 #ifdef __CUDA_ARCH__
 // float16 is stored as its bits and computed in float32 (one cvt each way).
 __device__ __forceinline__ float tc_h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
@@ -254,15 +276,37 @@ class KernelWriter {
   std::string buffer(const Buffer& b) { return names_.of(b.get(), b->name, "b_"); }
   void line_start() { os_ << std::string(2 * indent_, ' '); }
 
+  static const char* combiner_name(ReduceOp op) {
+    switch (op) {
+      case ReduceOp::Sum: return "tc_sum";
+      case ReduceOp::Prod: return "tc_prod";
+      case ReduceOp::Max: return "tc_maximum";
+      case ReduceOp::Min: return "tc_minimum";
+    }
+    internal_fail("cuda codegen: unknown reduce op");
+  }
+
+  // Shared arrays, and the warps' values of all-reduces across more than
+  // one warp (one array of a warp's length per type).
   void declare_shared(const Stmt& body) {
     struct Shared : IRVisitor {
       std::vector<Buffer> buffers;
+      std::set<DType> all_reduced;
       void visit_Allocate(const AllocateNode* op) override {
         if (op->buffer->scope == MemScope::Shared) buffers.push_back(op->buffer);
         IRVisitor::visit_Allocate(op);
       }
+      void visit_AllReduce(const AllReduceNode* op) override { all_reduced.insert(op->buffer->dtype); }
     } shared;
     shared.visit(body);
+    if (dims_.threads_per_block() > lower::kWarpSize) {
+      for (DType t : shared.all_reduced) {
+        const std::string name = "tc_warp_values_" + std::string(ir::to_string(t));
+        line_start();
+        os_ << "__shared__ " << c_type(t) << " " << name << "[" << lower::kWarpSize << "];\n";
+        all_reduce_scratch_[t] = name;
+      }
+    }
     for (const Buffer& b : shared.buffers) {
       // One array per buffer: a loop unrolled by double_buffer holds copies
       // of a tile's allocation (the tile filled anew in each copy).
@@ -322,6 +366,18 @@ class KernelWriter {
         line_start();
         os_ << "__syncthreads();\n";
         return;
+      case StmtKind::AllReduce: {
+        const auto* op = s.as<AllReduceNode>();
+        const DType t = op->buffer->dtype;
+        const std::string element = buffer(op->buffer) + "[" + expr(op->indices.at(0)) + "]";
+        auto scratch = all_reduce_scratch_.find(t);
+        line_start();
+        os_ << element << " = tc_block_allreduce(" << element << ", " << combiner_name(op->combiner) << "(), "
+            << expr(reduce_identity(op->combiner, t)) << ", "
+            << (scratch == all_reduce_scratch_.end() ? "(" + std::string(c_type(t)) + "*)0" : scratch->second)
+            << ", " << dims_.threads_per_block() << "u);\n";
+        return;
+      }
     }
     internal_fail("cuda codegen: unknown statement kind");
   }
@@ -560,6 +616,7 @@ class KernelWriter {
   const ExprNode* lane_var_ = nullptr;   // the loop variable of the vector loop being written
   int lane_ = 0;
   std::map<const LoadNode*, std::string> vector_loads_;  // of that loop, to their temporaries
+  std::map<DType, std::string> all_reduce_scratch_;      // the shared array of each type's all-reduces
   int vector_temps_ = 0;
   ir::VarMap<IntBound> var_bounds_;  // of the loops around the code being written
   Names names_;

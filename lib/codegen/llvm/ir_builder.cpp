@@ -160,7 +160,9 @@ void Emitter::emit(const ir::Stmt& s) {
       for (const auto& x : s.as<ir::SeqNode>()->stmts) emit(x);
       return;
     case ir::StmtKind::IfThenElse: return emit_if(s.as<ir::IfThenElseNode>());
-    case ir::StmtKind::Barrier: return;  // one CPU thread runs the whole "block"
+    // One CPU thread runs the whole "block": it holds every partial value.
+    case ir::StmtKind::Barrier:
+    case ir::StmtKind::AllReduce: return;
   }
   internal_fail("unknown statement kind");
 }

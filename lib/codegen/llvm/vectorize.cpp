@@ -46,6 +46,7 @@ bool vectorizable(const ir::Stmt& s, const ir::Var& v, bool under_lane_condition
       return true;
     case ir::StmtKind::For:
     case ir::StmtKind::Allocate:
+    case ir::StmtKind::AllReduce:
       return false;
   }
   return false;
