@@ -255,8 +255,8 @@ class NestBuilder {
     const schedule::Stage& stage = state_.stages[s];
     const std::string& name = stage.op->name;
     const DType t = reduce->dtype;
-    user_check(t == DType::Float32 || t == DType::Float64 || t == DType::Int32 || t == DType::Int64, "stage ", name,
-               " reduces ", to_string(t), " across threads (only float32, float64, int32 and int64)");
+    user_check(reduces_across_threads(t), "stage ", name, " reduces ", to_string(t),
+               " across threads (only float32, float64, int32 and int64)");
     for (const Loop& l : info.enclosing) {
       user_check(!binds_threads(l), "stage ", name, " reduces across threads inside loop ", l.var.name(),
                  " bound to ", l.thread_tag, " (every thread of the block takes part: compute it outside the "
@@ -351,6 +351,10 @@ class NestBuilder {
 };
 
 }  // namespace
+
+bool reduces_across_threads(DType t) {
+  return t == DType::Float32 || t == DType::Float64 || t == DType::Int32 || t == DType::Int64;
+}
 
 Stmt build_loop_nests(const schedule::State& state, const std::vector<StageInfo>& stages) {
   return NestBuilder(state, stages).build_root();

@@ -19,4 +19,9 @@ namespace tunectl::lower {
 // stage's region or domain is wrapped in a guard.
 ir::Stmt build_loop_nests(const schedule::State& state, const std::vector<StageInfo>& stages);
 
+// Whether a reduction of this type may bind a reduce loop to threadIdx.x
+// (its threads' shares combined by an AllReduce: the types warp shuffles
+// move).
+bool reduces_across_threads(ir::DType t);
+
 }  // namespace tunectl::lower

@@ -5,7 +5,9 @@
 //   2 lengths  a reduce tile: the two inner levels
 //   1 length   followed by a FollowFusedSplit of the same stage: the vector
 //              length of a cooperative fetch; otherwise the thread count of
-//              an output bound without tiles
+//              an output bound without tiles, or of a cross-thread
+//              reduction and the rows bound for it (one count for all of
+//              them: a block they share, of whole warps or a power of two)
 // The lengths of one stage's tiles are drawn together, so that its threads
 // per block stay within the target's limit and are mostly whole warps, its
 // vthreads within what lowering unrolls, and the outputs each thread keeps
@@ -100,6 +102,30 @@ int64_t draw_thread_count(int64_t extent, std::mt19937_64& rng, const SearchPara
   return counts[pick(rng, counts.size())];
 }
 
+// Threads per block of a kernel with a cross-thread reduction, one count
+// for every thread-count split (they share the block, and the reduction
+// combines all of it): a power of two, from a warp (or the longest extent
+// rounded up to a power of two, when shorter) to the target's limit, below
+// twice the longest extent.
+int64_t draw_block_threads(const std::vector<SplitStep*>& splits, std::mt19937_64& rng, const SearchParams& params) {
+  const target::GpuFacts& gpu = params.target.gpu;
+  int64_t longest = 1;
+  for (const SplitStep* s : splits) longest = std::max(longest, s->extent);
+  int64_t first = 1;
+  while (first < std::min<int64_t>(gpu.warp_size, longest)) first *= 2;
+  std::vector<int64_t> counts;
+  for (int64_t t = first; t <= gpu.max_threads_per_block && (t < 2 * longest || t == first); t *= 2) counts.push_back(t);
+  return counts[pick(rng, counts.size())];
+}
+
+bool has_cross_thread_reduction(const State& s) {
+  return std::any_of(s.stages.begin(), s.stages.end(), [](const schedule::Stage& st) {
+    return std::any_of(st.leaves.begin(), st.leaves.end(), [&](int id) {
+      return st.iters[id].kind == ir::IterKind::Reduce && st.iters[id].annotation == schedule::IterAnnotation::ThreadX;
+    });
+  });
+}
+
 bool fetch_vector_split(const std::vector<schedule::Step>& h, size_t k) {
   const auto* next = k + 1 < h.size() ? std::get_if<schedule::FollowFusedSplitStep>(&h[k + 1]) : nullptr;
   return next != nullptr && next->stage == std::get<SplitStep>(h[k]).stage;
@@ -121,6 +147,7 @@ bool has_reduce_loop(const schedule::Stage& st) {
 std::optional<State> draw_gpu_annotation(const State& sketch, std::mt19937_64& rng, const SearchParams& params) {
   std::vector<schedule::Step> history = sketch.history;
   std::map<int, std::vector<SplitStep*>> spatial, reduce;
+  std::vector<SplitStep*> thread_counts;
   for (size_t k = 0; k < history.size(); ++k) {
     auto* split = std::get_if<SplitStep>(&history[k]);
     if (split == nullptr) continue;
@@ -132,8 +159,14 @@ std::optional<State> draw_gpu_annotation(const State& sketch, std::mt19937_64& r
       const std::vector<int64_t>& lengths = params.gpu_fetch_vector_lengths;
       split->lengths = {lengths.empty() ? 1 : lengths[pick(rng, lengths.size())]};
     } else {
-      split->lengths = {draw_thread_count(split->extent, rng, params)};
+      thread_counts.push_back(split);
     }
+  }
+  if (has_cross_thread_reduction(sketch)) {
+    const int64_t threads = draw_block_threads(thread_counts, rng, params);
+    for (SplitStep* split : thread_counts) split->lengths = {threads};
+  } else {
+    for (SplitStep* split : thread_counts) split->lengths = {draw_thread_count(split->extent, rng, params)};
   }
   for (auto& [stage, splits] : spatial) draw_tile(splits, reduce[stage], rng, params);
   std::optional<State> tiled = schedule::try_replay(sketch.dag, history);

@@ -41,7 +41,7 @@ int64_t step_of(const Expr& index, const Var& var) {
 
 class CostWalker : public IRVisitor {
  public:
-  explicit CostWalker(const lower::LoweredFunc& func) {
+  explicit CostWalker(const lower::LoweredFunc& func) : dims_(lower::launch_dims(func)) {
     for (const Buffer& b : func.args) args_.insert(b.get());
   }
 
@@ -98,6 +98,15 @@ class CostWalker : public IRVisitor {
     pending_fill_ = 0;
   }
 
+  // Every thread of the block takes a shuffle and a combine per halving of
+  // a warp, and across warps a store, two barriers, a load and a warp's
+  // halvings again (tc_block_allreduce).
+  void visit_AllReduce(const AllReduceNode*) override {
+    const int64_t threads = dims_.threads_per_block();
+    const double halvings = std::log2(static_cast<double>(std::min(threads, lower::kWarpSize)));
+    instructions += executions() * (threads > lower::kWarpSize ? 2 * 2 * halvings + 4 : 2 * halvings);
+  }
+
   void visit_Load(const LoadNode* op) override {
     access(op->buffer, op->indices, executions());
     IRVisitor::visit_Load(op);
@@ -116,6 +125,8 @@ class CostWalker : public IRVisitor {
   // matter, so multiplies are not counted.
 
  private:
+  lower::LaunchDims dims_;
+
   struct Level {
     Var var;
     int64_t extent;
@@ -151,7 +162,9 @@ class CostWalker : public IRVisitor {
 
   // Runs of the current statement over the whole grid: every loop's extent,
   // but a hardware index bound again inside (a cooperative fetch) counts
-  // with its innermost extent only.
+  // with its innermost extent only, and every thread of a block runs what
+  // no loop binds to a thread index (a reduction's result computed for the
+  // block, an all-reduce).
   double executions() const {
     std::map<std::string, int64_t> bound;
     double serial = 1;
@@ -163,6 +176,9 @@ class CostWalker : public IRVisitor {
       }
     }
     for (const auto& [tag, extent] : bound) serial *= static_cast<double>(extent);
+    for (int d = 0; d < 3; ++d)
+      if (bound.count(std::string("threadIdx.") + static_cast<char>('x' + d)) == 0)
+        serial *= static_cast<double>(dims_.block[d]);
     return serial;
   }
 

@@ -3,6 +3,18 @@
 // thread inside its reader's thread loop, or as an output spread over
 // blocks and threads. Rules, from the last stage to the first:
 //   always-inline       an elementwise stage that is not an output is inlined
+//   cross-thread        beside whatever else a reduction gets, where it
+//   reduction           has more iterations per output than a warp (with
+//                       data reuse: too few outputs for tiles), a sketch
+//                       whose reduce loops are fused, split by a thread
+//                       count and bound to threadIdx.x (the block's threads
+//                       combine their shares, lower/loop_nest.cpp): an
+//                       output gets a block per output; otherwise it is
+//                       computed at the block loop of the output its
+//                       readers compute in, which is bound by rows (its
+//                       leading axes to blockIdx.x, the trailing ones, a
+//                       row per reduction output, split by the thread
+//                       count: softmax's max and sum, layer norm's moments)
 //   multi-level tiling  an output reduction with data reuse (or one whose
 //                       only reader is an elementwise output, fused) gets
 //                       SSSRRSRS tiles: the output's first three spatial
@@ -36,6 +48,7 @@
 
 #include "ir/error.h"
 #include "ir/functor.h"
+#include "lower/loop_nest.h"
 #include "schedule/stage_graph.h"
 #include "search/sketch_rules.h"
 
@@ -189,9 +202,130 @@ void bind_threads(State& s, int i) {
   s.apply(schedule::AnnotationStep{i, 1, "threadIdx.x"});
 }
 
+// Ansor's condition for a cross-thread reduction: more iterations per
+// output than a warp, and for a reduction with reuse, too little space for
+// its tiles to fill the GPU (no more outputs than iterations, nor than 16
+// per SM). Only the types warp shuffles move.
+bool worth_reducing_across_threads(const State& s, int i, const SearchParams& params) {
+  const te::Tensor& op = s.stages[i].op;
+  if (op->reduce() == nullptr || !lower::reduces_across_threads(op->reduce()->dtype)) return false;
+  const target::GpuFacts& gpu = params.target.gpu;
+  const int64_t reduce = reduce_extent(op);
+  if (!has_data_reuse(op)) return reduce > gpu.warp_size;
+  int64_t space = 1;
+  for (int64_t d : op->shape()) space *= d;
+  return space <= reduce && space <= 16 * std::max(gpu.sm_count, 1);
+}
+
+// Stage i's reduce loops (its last leaves, still untouched) fused and split
+// by a thread count (placeholder), the inner part bound to threadIdx.x: the
+// block's threads share each output's reduction (lower/loop_nest.cpp).
+void bind_reduce_to_threads(State& s, int i) {
+  const schedule::Stage& st = s.stages[i];
+  const int n = static_cast<int>(st.leaves.size());
+  int first = 0;
+  while (first < n && st.leaf(first).kind == ir::IterKind::Spatial) ++first;
+  if (n - first > 1) {
+    std::vector<int> reduce;
+    for (int p = first; p < n; ++p) reduce.push_back(p);
+    s.apply(schedule::FuseStep{i, reduce});
+  }
+  s.apply(schedule::SplitStep{i, first, s.stages[i].leaf(first).extent, {1}, true});
+  s.apply(schedule::AnnotationStep{i, first + 1, "threadIdx.x"});
+}
+
+// The output in which every reader of stage i computes: itself, or attached
+// at its block loop. -1 if there is none.
+int row_output(const State& s, int i) {
+  int o = -1;
+  for (int r : schedule::effective_readers(s, i)) {
+    const schedule::Stage& reader = s.stages[r];
+    int at = r;
+    if (reader.attach.kind == schedule::AttachKind::Iter) {
+      if (s.stages[reader.attach.target_stage].leaf_position(reader.attach.target_iter) != 0) return -1;
+      at = reader.attach.target_stage;
+    } else if (reader.attach.kind != schedule::AttachKind::Root) {
+      return -1;
+    }
+    if (o >= 0 && at != o) return -1;
+    o = at;
+  }
+  return o >= 0 && schedule::is_output_stage(s, o) && s.stages[o].attach.kind == schedule::AttachKind::Root ? o : -1;
+}
+
+// Output o bound by the rows that reduction i's outputs serve: its leading
+// axes, one block per output of i, fused and bound to blockIdx.x; its
+// trailing axes, whose extents multiply to i's iterations per output,
+// fused and split by a thread count (placeholder), the inner part bound to
+// threadIdx.x. An o of i's own shape (an elementwise consumer) has no row:
+// all its axes make the block. UserError where no axes split that way;
+// nothing to do where an earlier reduction bound o already.
+void bind_rows(State& s, int o, int i) {
+  const schedule::Stage& out = s.stages[o];
+  if (out.leaf(0).annotation == schedule::IterAnnotation::BlockX) return;
+  const bool untouched = out.leaves.size() == out.op->axes.size() &&
+                         std::all_of(out.leaves.begin(), out.leaves.end(), [&](int id) {
+                           return out.iters[id].annotation == schedule::IterAnnotation::None;
+                         });
+  user_check(untouched, "output ", out.op->name, " is scheduled already");
+  const std::vector<int64_t> shape = out.op->shape();
+  const std::vector<int64_t> outputs = s.stages[i].op->shape();
+  const int m = static_cast<int>(shape.size());
+  int rows_from = -1;
+  if (shape == outputs) {
+    rows_from = m;
+  } else {
+    int64_t row = 1;
+    for (int j = m - 1; j >= 1 && rows_from < 0; --j) {
+      row *= shape[j];
+      int64_t lead = 1;
+      for (int a = 0; a < j; ++a) lead *= shape[a];
+      int64_t served = 1;
+      for (int64_t d : outputs) served *= d;
+      if (row == reduce_extent(s.stages[i].op) && lead == served) rows_from = j;
+    }
+  }
+  user_check(rows_from >= 1, "output ", out.op->name, " has no rows of ", s.stages[i].op->name, "'s reductions");
+  std::vector<int> lead, row;
+  for (int a = 0; a < m; ++a) (a < rows_from ? lead : row).push_back(a);
+  if (lead.size() > 1) s.apply(schedule::FuseStep{o, lead});
+  s.apply(schedule::AnnotationStep{o, 0, "blockIdx.x"});
+  if (row.empty()) return;
+  if (row.size() > 1) {
+    std::vector<int> at;
+    for (size_t k = 0; k < row.size(); ++k) at.push_back(static_cast<int>(1 + k));
+    s.apply(schedule::FuseStep{o, at});
+  }
+  s.apply(schedule::SplitStep{o, 1, s.stages[o].leaf(1).extent, {1}, true});
+  s.apply(schedule::AnnotationStep{o, 2, "threadIdx.x"});
+}
+
+// The cross-thread reduction sketch of stage i: an output without readers
+// gets one block per output; otherwise i is computed at the block loop of
+// the output its readers compute in, bound by rows (bind_rows). Either
+// way the block's threads share each output's reduction.
+void reduce_across_threads(State& s, int i) {
+  if (schedule::is_output_stage(s, i) && schedule::effective_readers(s, i).empty()) {
+    const int n_spatial = static_cast<int>(s.stages[i].op->axes.size());
+    if (n_spatial > 1) {
+      std::vector<int> space;
+      for (int a = 0; a < n_spatial; ++a) space.push_back(a);
+      s.apply(schedule::FuseStep{i, space});
+    }
+    bind_reduce_to_threads(s, i);
+    if (n_spatial > 0) s.apply(schedule::AnnotationStep{i, 0, "blockIdx.x"});
+    return;
+  }
+  const int o = row_output(s, i);
+  user_check(o >= 0, "the readers of ", s.stages[i].op->name, " do not compute in one output");
+  bind_rows(s, o, i);
+  s.apply(schedule::ComputeAtStep{i, o, 0});
+  bind_reduce_to_threads(s, i);
+}
+
 }  // namespace
 
-std::vector<State> expand_gpu(const State& s, int i, const SearchParams&) {
+std::vector<State> expand_gpu(const State& s, int i, const SearchParams& params) {
   const schedule::Stage& st = s.stages[i];
   if (st.op->is_placeholder() || st.attach.kind != schedule::AttachKind::Root) return {s};
   std::vector<State> out;
@@ -222,6 +356,8 @@ std::vector<State> expand_gpu(const State& s, int i, const SearchParams&) {
     }
   }
   if (out.empty()) out.push_back(s);
+  // Beside the per-thread (or tiled) reduction, one across threads.
+  if (worth_reducing_across_threads(s, i, params)) branch([&](State& n) { reduce_across_threads(n, i); });
   return out;
 }
 

@@ -202,15 +202,6 @@ bool padding_of_tiled_input(const State& s, int i) {
   });
 }
 
-// Iterations of op's reduction per output; 0 for no reduction.
-int64_t reduce_extent(const te::Tensor& op) {
-  const ir::ReduceNode* r = op->reduce();
-  if (r == nullptr) return 0;
-  int64_t reduce = 1;
-  for (const ir::IterVar& a : r->axes) reduce *= a.extent;
-  return reduce;
-}
-
 bool large_serial_reduce(const te::Tensor& op, const SearchParams& params) {
   return reduce_extent(op) >= 2 * params.vector_lanes;
 }
@@ -230,6 +221,14 @@ int stage_index(const State& s, const te::Tensor& op) {
 }
 
 }  // namespace
+
+int64_t reduce_extent(const te::Tensor& op) {
+  const ir::ReduceNode* r = op->reduce();
+  if (r == nullptr) return 0;
+  int64_t reduce = 1;
+  for (const ir::IterVar& a : r->axes) reduce *= a.extent;
+  return reduce;
+}
 
 std::vector<State> expand_cpu(const State& s, int i, const SearchParams& params) {
   const schedule::Stage& st = s.stages[i];

@@ -50,6 +50,9 @@ std::optional<schedule::State> draw_gpu_annotation(const schedule::State& sketch
 // without one of the output axes, so each value read is reused across that
 // axis (matmul, conv); pooling and row sums read every point once.
 bool has_data_reuse(const te::Tensor& op);
+// Iterations of op's reduction per output; 0 for no reduction.
+int64_t reduce_extent(const te::Tensor& op);
+
 // The single elementwise reader of stage i that can follow its tiles: same
 // shape, still its untouched root loops, computed at the root. -1 if none.
 int fusible_consumer(const schedule::State& s, int i);

@@ -6,8 +6,12 @@
 // annotation computes the reference is test/compiler's GPU property test.)
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <random>
+#include <set>
 
+#include "lower/launch_dims.h"
+#include "lower/lower.h"
 #include "ops/registry.h"
 #include "search/mutation.h"
 #include "search/sketch.h"
@@ -135,6 +139,7 @@ TEST_CASE("GPU annotation double-buffers the shared tiles of some programs, and 
 }
 
 TEST_CASE("GPU sketch of softmax: one kernel, every stage per thread inside the output's thread loop", "[unit]") {
+  // Rows shorter than a warp: no reduction across threads.
   const std::vector<State> sketches = search::generate_sketches(op_dag("softmax", ops::test_configs("softmax").front()), gpu_params());
   REQUIRE(sketches.size() == 1);
   const State& s = sketches[0];
@@ -147,6 +152,81 @@ TEST_CASE("GPU sketch of softmax: one kernel, every stage per thread inside the 
     INFO(st.op->name);
     CHECK(inside_thread_loop(s, i, out));
   }
+}
+
+namespace {
+
+// The extent of stage i's reduce loop bound to threadIdx.x; 0 if none.
+int64_t threads_sharing_reduction(const schedule::Stage& st) {
+  for (int id : st.leaves)
+    if (st.iters[id].kind == ir::IterKind::Reduce && st.iters[id].annotation == IterAnnotation::ThreadX)
+      return st.iters[id].extent;
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("GPU sketches of softmax with rows longer than a warp: the rows' threads share its max and sum", "[unit]") {
+  const search::SearchParams params = gpu_params();
+  const std::vector<State> sketches = search::generate_sketches(op_dag("softmax", {{"shape", {3, 100}}}), params);
+  // Each reduction per thread or across threads, but the max across
+  // threads only where the sum (its reader) computes in the output's rows.
+  REQUIRE(sketches.size() == 3);
+  const State& s = sketches.back();
+  const int out = schedule::stage_named(s, "softmax");
+  // The output: a block per row, the row split by the threads.
+  REQUIRE(s.stages[out].leaves.size() == 3);
+  CHECK(s.stages[out].leaf(0).annotation == IterAnnotation::BlockX);
+  CHECK(s.stages[out].leaf(0).extent == 3);
+  CHECK(s.stages[out].leaf(2).annotation == IterAnnotation::ThreadX);
+  for (const char* name : {"softmax_max", "softmax_expsum"}) {
+    INFO(name);
+    const schedule::Stage& st = s.stages[schedule::stage_named(s, name)];
+    CHECK(st.attach.kind == schedule::AttachKind::Iter);
+    CHECK(st.attach.target_stage == out);
+    CHECK(st.attach.target_iter == s.stages[out].leaves[0]);
+    CHECK(threads_sharing_reduction(st) == 1);  // the placeholder
+  }
+  // Annotation draws one thread count for the block: a power of two from a
+  // warp, below twice the row; the launch is that block.
+  std::mt19937_64 rng(5);
+  std::set<int64_t> drawn;
+  for (int k = 0; k < 20; ++k) {
+    std::optional<search::Candidate> c = search::annotate_randomly(s, rng, params);
+    REQUIRE(c.has_value());
+    const int64_t threads = threads_sharing_reduction(c->state.stages[schedule::stage_named(c->state, "softmax_max")]);
+    CHECK(threads_sharing_reduction(c->state.stages[schedule::stage_named(c->state, "softmax_expsum")]) == threads);
+    CHECK(extent_bound_to(c->state.stages[out], IterAnnotation::ThreadX) == threads);
+    CHECK(lower::launch_dims(lower::lower(c->state, "k", params.target)).block == std::array<int64_t, 3>{threads, 1, 1});
+    drawn.insert(threads);
+  }
+  CHECK(drawn == std::set<int64_t>{32, 64, 128});
+}
+
+TEST_CASE("GPU sketches of a reduction output: a block per output, its threads sharing the reduction", "[unit]") {
+  const std::vector<State> sketches =
+      search::generate_sketches(op_dag("reduce_sum", {{"shape", {3, 5, 15}}, {"axes", {0, 2}}}), gpu_params());
+  REQUIRE(sketches.size() == 2);
+  const schedule::Stage& st = sketches.back().stages.back();
+  REQUIRE(st.leaves.size() == 3);
+  CHECK(st.leaf(0).annotation == IterAnnotation::BlockX);
+  CHECK(st.leaf(0).extent == 5);
+  CHECK(st.leaf(1).kind == ir::IterKind::Reduce);
+  CHECK(st.leaf(2).annotation == IterAnnotation::ThreadX);
+  CHECK(threads_sharing_reduction(st) == 1);
+  // 13 iterations per output, no more than a warp: no sketch across threads.
+  CHECK(search::generate_sketches(op_dag("reduce_sum", {{"shape", {7, 13}}}), gpu_params()).size() == 1);
+}
+
+TEST_CASE("GPU sketches of a matrix-vector product: across threads, beside the tiles", "[unit]") {
+  // 64 outputs of 1024 iterations each: too few outputs for tiles alone.
+  const std::vector<State> few = search::generate_sketches(op_dag("matmul", {{"M", 1}, {"N", 64}, {"K", 1024}}), gpu_params());
+  REQUIRE(!few.empty());
+  CHECK(threads_sharing_reduction(few.back().stages[schedule::stage_named(few.back(), "matmul")]) == 1);
+  for (size_t k = 0; k + 1 < few.size(); ++k) CHECK(threads_sharing_reduction(few[k].stages.back()) == 0);
+  // The tiled matmul of the first test has outputs enough.
+  for (const State& s : search::generate_sketches(op_dag("matmul", {{"M", 128}, {"N", 256}, {"K", 64}}), gpu_params()))
+    for (const schedule::Stage& st : s.stages) CHECK(threads_sharing_reduction(st) == 0);
 }
 
 TEST_CASE("GPU sketch of conv2d with bias and ReLU: the convolution fused into the ReLU's tiles", "[unit]") {

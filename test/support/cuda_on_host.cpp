@@ -35,6 +35,17 @@ extern "C" { tc_thread_state* tc_current = nullptr; void (*tc_sync_hook)() = nul
 #define __shared__ static
 #define __align__(n) __attribute__((aligned(n)))
 #define __syncthreads() tc_sync_hook()
+// A shuffle: every thread of the (one-dimensional) block puts its value
+// out, then reads its partner's; the second barrier keeps the slots until
+// all have read.
+template <typename T> T __shfl_xor_sync(unsigned, T v, unsigned offset, unsigned) {
+  static T slots[1024];
+  slots[threadIdx.x] = v;
+  tc_sync_hook();
+  const T other = slots[threadIdx.x ^ offset];
+  tc_sync_hook();
+  return other;
+}
 struct alignas(16) float4 { float x, y, z, w; };
 struct alignas(8) float2 { float x, y; };
 inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
