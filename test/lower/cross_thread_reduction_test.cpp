@@ -66,15 +66,6 @@ LoweredFunc one_block(const ir::Buffer& out, int64_t threads, const std::functio
   return f;
 }
 
-std::string emulate_error(const LoweredFunc& f, runtime::NDArray& out) {
-  try {
-    emulate_gpu(f, {&out});
-  } catch (const EmulatorError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 }  // namespace
 
 TEST_CASE("the emulator's all-reduce leaves every thread with all of the block's values combined", "[gpu-emulator]") {

@@ -205,15 +205,6 @@ LoweredFunc two_by_four(const ir::Buffer& out, const std::function<ir::Stmt(ir::
   return f;
 }
 
-std::string emulate_error(const LoweredFunc& f, runtime::NDArray& out) {
-  try {
-    emulate_gpu(f, {&out});
-  } catch (const EmulatorError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 }  // namespace
 
 TEST_CASE("the emulator reports out-of-range indices, divergent barriers and write races", "[gpu-emulator]") {

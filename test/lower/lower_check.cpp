@@ -21,6 +21,15 @@ std::string check_against_reference(const schedule::State& state, uint64_t seed)
   return r.message + "\nstate:\n" + state.to_string() + "\nIR:\n" + ir::to_string(func.body);
 }
 
+std::string emulate_error(const LoweredFunc& func, runtime::NDArray& out) {
+  try {
+    emulate_gpu(func, {&out});
+  } catch (const EmulatorError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 std::string emulate_against_reference(const LoweredFunc& func, const schedule::State& state) {
   check::CheckResult r = check::check_against_reference(
       *state.dag, [&](const std::vector<runtime::NDArray*>& args) { emulate_gpu(func, args); }, 3);
