@@ -7,7 +7,8 @@
 //              length of a cooperative fetch; otherwise the thread count of
 //              an output bound without tiles, or of a cross-thread
 //              reduction and the rows bound for it (one count for all of
-//              them: a block they share, of whole warps or a power of two)
+//              them: a block they share, a power of two or the row in
+//              whole warps)
 // The lengths of one stage's tiles are drawn together, so that its threads
 // per block stay within the target's limit and are mostly whole warps, its
 // vthreads within what lowering unrolls, and the outputs each thread keeps
@@ -106,7 +107,8 @@ int64_t draw_thread_count(int64_t extent, std::mt19937_64& rng, const SearchPara
 // for every thread-count split (they share the block, and the reduction
 // combines all of it): a power of two, from a warp (or the longest extent
 // rounded up to a power of two, when shorter) to the target's limit, below
-// twice the longest extent.
+// twice the longest extent; or the longest extent rounded up to whole
+// warps (a row of 768: 24 warps, none idle).
 int64_t draw_block_threads(const std::vector<SplitStep*>& splits, std::mt19937_64& rng, const SearchParams& params) {
   const target::GpuFacts& gpu = params.target.gpu;
   int64_t longest = 1;
@@ -115,6 +117,10 @@ int64_t draw_block_threads(const std::vector<SplitStep*>& splits, std::mt19937_6
   while (first < std::min<int64_t>(gpu.warp_size, longest)) first *= 2;
   std::vector<int64_t> counts;
   for (int64_t t = first; t <= gpu.max_threads_per_block && (t < 2 * longest || t == first); t *= 2) counts.push_back(t);
+  const int64_t warps = (longest + gpu.warp_size - 1) / gpu.warp_size * gpu.warp_size;
+  if (longest > gpu.warp_size && warps <= gpu.max_threads_per_block &&
+      std::find(counts.begin(), counts.end(), warps) == counts.end())
+    counts.push_back(warps);
   return counts[pick(rng, counts.size())];
 }
 

@@ -201,6 +201,15 @@ TEST_CASE("GPU sketches of softmax with rows longer than a warp: the rows' threa
     drawn.insert(threads);
   }
   CHECK(drawn == std::set<int64_t>{32, 64, 128});
+  // Rows of 200: also the row in whole warps (7: 224 threads).
+  const std::vector<State> long_rows = search::generate_sketches(op_dag("softmax", {{"shape", {2, 200}}}), params);
+  drawn.clear();
+  for (int k = 0; k < 40; ++k) {
+    std::optional<search::Candidate> c = search::annotate_randomly(long_rows.back(), rng, params);
+    REQUIRE(c.has_value());
+    drawn.insert(lower::launch_dims(*c->lowering->func).block[0]);
+  }
+  CHECK(drawn == std::set<int64_t>{32, 64, 128, 224, 256});
 }
 
 TEST_CASE("GPU sketches of a reduction output: a block per output, its threads sharing the reduction", "[unit]") {
