@@ -212,8 +212,7 @@ bool worth_reducing_across_threads(const State& s, int i, const SearchParams& pa
   const target::GpuFacts& gpu = params.target.gpu;
   const int64_t reduce = reduce_extent(op);
   if (!has_data_reuse(op)) return reduce > gpu.warp_size;
-  int64_t space = 1;
-  for (int64_t d : op->shape()) space *= d;
+  const int64_t space = product(op->shape(), 0, op->shape().size());
   return space <= reduce && space <= 16 * std::max(gpu.sm_count, 1);
 }
 
@@ -271,19 +270,10 @@ void bind_rows(State& s, int o, int i) {
   const std::vector<int64_t> shape = out.op->shape();
   const std::vector<int64_t> outputs = s.stages[i].op->shape();
   const int m = static_cast<int>(shape.size());
-  int rows_from = -1;
-  if (shape == outputs) {
-    rows_from = m;
-  } else {
-    int64_t row = 1;
-    for (int j = m - 1; j >= 1 && rows_from < 0; --j) {
-      row *= shape[j];
-      int64_t lead = 1;
-      for (int a = 0; a < j; ++a) lead *= shape[a];
-      int64_t served = 1;
-      for (int64_t d : outputs) served *= d;
-      if (row == reduce_extent(s.stages[i].op) && lead == served) rows_from = j;
-    }
+  int rows_from = shape == outputs ? m : -1;
+  const int64_t served = product(outputs, 0, outputs.size());
+  for (int j = m - 1; j >= 1 && rows_from < 0; --j) {
+    if (product(shape, j, m) == reduce_extent(s.stages[i].op) && product(shape, 0, j) == served) rows_from = j;
   }
   user_check(rows_from >= 1, "output ", out.op->name, " has no rows of ", s.stages[i].op->name, "'s reductions");
   std::vector<int> lead, row;

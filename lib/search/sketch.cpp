@@ -38,12 +38,6 @@ class LoadCollector : public ir::IRVisitor {
   }
 };
 
-int64_t product(const std::vector<int64_t>& v, size_t begin, size_t end) {
-  int64_t p = 1;
-  for (size_t k = begin; k < end; ++k) p *= v[k];
-  return p;
-}
-
 // Multi-level tiling of stage i in the CPU's SSRSRS order. Returns the
 // history index of each spatial axis's split.
 std::vector<int> tile(State& s, int i) { return multi_level_tile(s, i, "SSRSRS"); }
@@ -221,6 +215,12 @@ int stage_index(const State& s, const te::Tensor& op) {
 }
 
 }  // namespace
+
+int64_t product(const std::vector<int64_t>& v, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t k = begin; k < end; ++k) p *= v[k];
+  return p;
+}
 
 int64_t reduce_extent(const te::Tensor& op) {
   const ir::ReduceNode* r = op->reduce();
