@@ -85,14 +85,20 @@ std::vector<Interval> read_region(const schedule::State& state, const std::vecto
     user_check(inside, "stage ", state.stages[s].op->name, " is computed at a loop that does not enclose its reader ",
                state.stages[c].op->name);
     VarMap<Interval> dom = relaxed;
-    for (size_t k = info.enclosing.size(); k < scope.size(); ++k)
+    VarMap<IntBound> in_scope = bounds;
+    for (size_t k = info.enclosing.size(); k < scope.size(); ++k) {
       dom[scope[k].var] = Interval{make_int(0), make_int(scope[k].extent - 1)};
+      in_scope[scope[k].var] = loop_bound(0, scope[k].extent);
+    }
     VarMap<Expr> roots = absolute_root_values(reader);
     for (const std::vector<Expr>& idx : reads) {
       internal_check(static_cast<int>(idx.size()) == info.num_spatial, "read of ", buffer->name, " with ",
                      idx.size(), " indices");
       for (size_t d = 0; d < idx.size(); ++d) {
-        Interval iv = eval_interval(substitute(idx[d], roots), dom, bounds);
+        // Simplified first: a reader whose fused loop walks a reshape of
+        // this buffer reads `(f // 64) * 64 + f % 64`, which is f (an
+        // interval of each part would cover whole rows of 64).
+        Interval iv = eval_interval(simplify(substitute(idx[d], roots), in_scope), dom, bounds);
         if (region.size() <= d) {
           region.push_back(iv);
         } else {

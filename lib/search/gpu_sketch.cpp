@@ -50,6 +50,7 @@
 #include "ir/functor.h"
 #include "lower/loop_nest.h"
 #include "schedule/stage_graph.h"
+#include "search/follow_axes.h"
 #include "search/sketch_rules.h"
 
 namespace tunectl::search {
@@ -313,6 +314,16 @@ void reduce_across_threads(State& s, int i) {
   bind_reduce_to_threads(s, i);
 }
 
+// The only reader of stage i where it is an output that reads i through
+// reshapes and transposes its loops can follow (follow_axes.h); else -1.
+int layout_reader(const State& s, int i) {
+  const std::vector<int> readers = schedule::effective_readers(s, i);
+  if (readers.size() != 1 || !schedule::is_output_stage(s, readers[0]) ||
+      s.stages[readers[0]].attach.kind != schedule::AttachKind::Root)
+    return -1;
+  return follow_axes(s, i, readers[0]) ? readers[0] : -1;
+}
+
 }  // namespace
 
 std::vector<State> expand_gpu(const State& s, int i, const SearchParams& params) {
@@ -341,6 +352,11 @@ std::vector<State> expand_gpu(const State& s, int i, const SearchParams& params)
         branch([&](State& n) {
           n.apply(schedule::CacheWriteStep{i, "local"});
           tile_for_gpu(n, i, i + 1, walk_ordered);
+        });
+      } else if (const int r = layout_reader(s, i); r >= 0) {
+        branch([&](State& n) {
+          apply_follow_axes(n, r, *follow_axes(n, i, r));
+          tile_for_gpu(n, i, r, walk_ordered);
         });
       }
     }

@@ -1,10 +1,10 @@
 // The GPU search's programs are correct by construction, checked without a
 // GPU: for every operator in ops/ on its test shapes and every task of the
-// shipped model, every GPU sketch, random annotations of each (the search's
-// initial population and its fresh samples) and the program construction
-// builds from them lower for CUDA, compile with NVRTC for sm_80 and sm_90,
-// and compute the reference's output in the GPU emulator and as CUDA C run
-// on the CPU (gpu_program_checks.h).
+// shipped model and of tiny BERT, every GPU sketch, random annotations of
+// each (the search's initial population and its fresh samples) and the
+// program construction builds from them lower for CUDA, compile with NVRTC
+// for sm_80 and sm_90, and compute the reference's output in the GPU
+// emulator and as CUDA C run on the CPU (gpu_program_checks.h).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -83,15 +83,27 @@ const bool registered = testing::register_per_op_tests(
 
 }  // namespace
 
-TEST_CASE("GPU sketches and annotations of the shipped model's tasks compute the reference", "[gpu-emulator][property][slow]") {
-  const std::filesystem::path model = std::filesystem::path(TUNECTL_SOURCE_DIR) / "models" / "small_cnn.onnx";
+namespace {
+
+void check_model_tasks(const std::filesystem::path& model, uint64_t seed) {
   const std::vector<tasks::Task> tasks =
       tasks::extract_tasks(graph::partition(graph::simplify_graph(graph::import_onnx(model.string()))));
   REQUIRE(tasks.size() >= 3);
-  uint64_t seed = 8000;
   for (const tasks::Task& t : tasks) {
-    INFO(t.name);
+    INFO(model.filename().string() << ": " << t.name);
     check_dag(t.dag, seed, seed);
     ++seed;
   }
+}
+
+}  // namespace
+
+TEST_CASE("GPU sketches and annotations of the shipped model's tasks compute the reference", "[gpu-emulator][property][slow]") {
+  check_model_tasks(std::filesystem::path(TUNECTL_SOURCE_DIR) / "models" / "small_cnn.onnx", 8000);
+}
+
+// Layer norms, softmax and GELU, and matmuls read through a reshape and
+// transpose (the Q, K and V projections, the attention output).
+TEST_CASE("GPU sketches and annotations of tiny BERT's tasks compute the reference", "[gpu-emulator][property][slow]") {
+  check_model_tasks(std::filesystem::path(TUNECTL_SOURCE_DIR) / "models" / "transformers" / "bert_tiny.onnx", 9000);
 }

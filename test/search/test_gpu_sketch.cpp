@@ -12,7 +12,10 @@
 
 #include "lower/launch_dims.h"
 #include "lower/lower.h"
+#include "ir/functor.h"
+#include "ops/matmul.h"
 #include "ops/registry.h"
+#include "ops/transform.h"
 #include "search/mutation.h"
 #include "search/sketch.h"
 #include "support/gpu_schedules.h"
@@ -45,6 +48,15 @@ bool inside_thread_loop(const State& s, int i, int out) {
   }
   return false;
 }
+
+// Elements of each buffer allocated in a lowered function.
+struct Allocations : ir::IRVisitor {
+  std::map<std::string, int64_t> elements;
+  void visit_Allocate(const ir::AllocateNode* op) override {
+    elements[op->buffer->name] = op->buffer->num_elements();
+    IRVisitor::visit_Allocate(op);
+  }
+};
 
 }  // namespace
 
@@ -254,4 +266,49 @@ TEST_CASE("GPU sketch of conv2d with bias and ReLU: the convolution fused into t
   CHECK(inside_thread_loop(s, schedule::stage_named(s, "conv2d"), out));
   CHECK(s.stages[schedule::stage_named(s, "conv2d_pad")].attach.kind == schedule::AttachKind::Inline);
   CHECK(s.stages[schedule::stage_named(s, "weight.shared")].op->buffer->scope == ir::MemScope::Shared);
+}
+
+TEST_CASE("GPU sketch of a matmul read through a reshape and transpose: the output walks the matmul's tiles",
+          "[unit]") {
+  // BERT's key projection: [seq, hidden] -> [heads, head dim, seq].
+  const te::Tensor a = te::placeholder("A", {64, 64});
+  const te::Tensor b = te::placeholder("B", {64, 128});
+  const te::Tensor out = ops::transpose(ops::reshape(ops::matmul(a, b), {64, 8, 16}), {1, 2, 0});
+  const search::SearchParams params = gpu_params();
+  const std::vector<State> sketches =
+      search::generate_sketches(std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{out}), params);
+  // Row-major shared tiles, and A's stored k-major.
+  REQUIRE(sketches.size() == 2);
+  const State& s = sketches[0];
+  const int o = schedule::stage_named(s, "transpose"), mm = schedule::stage_named(s, "matmul");
+  // The output's (seq, heads * head dim) tiles bound as the matmul's; the
+  // matmul in registers at its thread loop, its inputs in shared tiles.
+  CHECK(s.stages[o].leaf(0).annotation == IterAnnotation::BlockX);
+  CHECK(s.stages[o].leaf(1).annotation == IterAnnotation::VThread);
+  CHECK(s.stages[o].leaf(2).annotation == IterAnnotation::ThreadX);
+  CHECK(inside_thread_loop(s, mm, o));
+  for (const char* name : {"A.shared", "B.shared"})
+    CHECK(s.stages[schedule::stage_named(s, name)].op->buffer->scope == ir::MemScope::Shared);
+  // Each thread keeps exactly its tile of the matmul: bound inference sees
+  // through the fused (head, head dim) loop's `(f // 16) * 16 + f % 16`.
+  std::mt19937_64 rng(3);
+  int wider_than_one = 0;
+  for (int k = 0; k < 20; ++k) {
+    std::optional<search::Candidate> c = search::annotate_randomly(sketches[k % 2], rng, params);
+    REQUIRE(c.has_value());
+    const lower::LoweredFunc& func = *search::lower_candidate(*c, params.target).func;
+    // The matmul's spatial tiles: the sketch's only splits of 4 lengths.
+    int64_t tile = 1, n_tile = 1;
+    for (const schedule::Step& step : c->state.history) {
+      const auto* split = std::get_if<schedule::SplitStep>(&step);
+      if (split == nullptr || split->lengths.size() != 4) continue;
+      tile *= split->lengths[0] * split->lengths[2] * split->lengths[3];
+      if (split->iter > 0) n_tile = split->lengths[2] * split->lengths[3];
+    }
+    Allocations allocations;
+    allocations.visit(func.body);
+    CHECK(allocations.elements.at("matmul") == tile);
+    wider_than_one += n_tile > 1;
+  }
+  CHECK(wider_than_one > 5);
 }
