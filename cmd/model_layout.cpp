@@ -85,7 +85,11 @@ std::vector<LaidOutModel> layout_candidates(graph::Graph g, const std::string& l
              target.str(), " runs nchw");
   const int64_t block = target.vector_lanes;
   std::vector<LaidOutModel> out;
-  if (layout == "nchw" || !cpu) {
+  if (!cpu) {
+    out.push_back(laid_out("nchw", graph::store_split_inputs(std::move(g)), 0));
+    return out;
+  }
+  if (layout == "nchw") {
     out.push_back(laid_out("nchw", std::move(g), 0));
     return out;
   }

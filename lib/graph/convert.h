@@ -75,11 +75,12 @@ namespace tunectl::graph {
 // Operators that only graph passes make, never read from a model: the
 // channel-blocked layout's convolution and pooling (graph::block_channels;
 // the ONNX op's attributes, data [N, C/b, H, W, b]) and its transforms, and
-// the Winograd convolution (inputs X, transformed weight, bias or "", B^T, A^T).
+// the Winograd convolution (inputs X, transformed weight, bias or "", B^T, A^T),
+// and a copy that starts a kernel of its own (graph::store_split_inputs).
 #define TUNECTL_INTERNAL_OPS(X)                                                                            \
   X(ConvNCHWc, Anchor) X(MaxPoolNCHWc, Anchor) X(AveragePoolNCHWc, Anchor) X(GlobalAveragePoolNCHWc, Anchor)\
   X(GlobalMaxPoolNCHWc, Anchor) X(ToChannelBlocks, Injective) X(FromChannelBlocks, Injective)              \
-  X(ConvWinogradNCHWc, Anchor)
+  X(ConvWinogradNCHWc, Anchor) X(KernelBoundary, Injective)
 
 enum class OpClass : uint8_t { Anchor, Elementwise, Injective, Shape, Container };
 

@@ -490,6 +490,7 @@ void add_shape_converters(ConverterTable& t) {
         ops::reverse_sequence(c.in(0), c.in(1), axis("batch_axis", 1), axis("time_axis", 0), c.out_name())};
   };
   t["Identity"] = convert_copy;
+  t["KernelBoundary"] = convert_copy;
   t["Dropout"] = convert_dropout;
   t["Flatten"] = convert_flatten;
   t["Reshape"] = convert_reshape;

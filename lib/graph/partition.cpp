@@ -81,8 +81,8 @@ class Partitioner {
     }
     // A transform out of channel blocks starts a kernel of its own, so that
     // the convolution before it writes whole vectors of its blocks and is
-    // the same task whoever reads it.
-    bool own = cls == OpClass::Anchor || n.op_type == "FromChannelBlocks";
+    // the same task whoever reads it; so does a kernel boundary.
+    bool own = cls == OpClass::Anchor || n.op_type == "FromChannelBlocks" || n.op_type == "KernelBoundary";
     int target = own ? -1 : fusion_target(n, reads);
     if (target < 0) {
       target = static_cast<int>(groups_.size());
@@ -169,6 +169,7 @@ std::string short_name(const std::string& op_type) {
       {"GlobalMaxPoolNCHWc", "global_max_pool2d_nchwc"},
       {"ToChannelBlocks", "to_nchwc"},
       {"FromChannelBlocks", "from_nchwc"},
+      {"KernelBoundary", "copy"},
   };
   auto it = kNames.find(op_type);
   if (it != kNames.end()) return it->second;

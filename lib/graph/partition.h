@@ -5,9 +5,10 @@
 // of elementwise/injective ops with no anchor form subgraphs of their own.
 //
 // The fusion rule, applied to the nodes in topological order: an anchor
-// always starts a new subgraph, and so does a transform out of channel
+// always starts a new subgraph, and so do a transform out of channel
 // blocks (FromChannelBlocks: the convolution before it stores whole vectors
-// of its blocks); an elementwise or injective node joins the
+// of its blocks) and a KernelBoundary (graph::store_split_inputs); an
+// elementwise or injective node joins the
 // subgraph that produces its first input which (a) no other node reads and
 // (b) is not a graph output, unless that would make two subgraphs read each
 // other's values; otherwise it starts a subgraph of its own. So consumers

@@ -1,6 +1,6 @@
 // The GPU search's programs are correct by construction, checked without a
 // GPU: for every operator in ops/ on its test shapes and every task of the
-// shipped model and of tiny BERT, every GPU sketch, random annotations of
+// shipped model and of tiny BERT and GPT-2, every GPU sketch, random annotations of
 // each (the search's initial population and its fresh samples) and the
 // program construction builds from them lower for CUDA, compile with NVRTC
 // for sm_80 and sm_90, and compute the reference's output in the GPU
@@ -86,8 +86,9 @@ const bool registered = testing::register_per_op_tests(
 namespace {
 
 void check_model_tasks(const std::filesystem::path& model, uint64_t seed) {
-  const std::vector<tasks::Task> tasks =
-      tasks::extract_tasks(graph::partition(graph::simplify_graph(graph::import_onnx(model.string()))));
+  // Partitioned as for a GPU target (cmd/model_layout.cpp).
+  const std::vector<tasks::Task> tasks = tasks::extract_tasks(
+      graph::partition(graph::store_split_inputs(graph::simplify_graph(graph::import_onnx(model.string())))));
   REQUIRE(tasks.size() >= 3);
   for (const tasks::Task& t : tasks) {
     INFO(model.filename().string() << ": " << t.name);
@@ -106,4 +107,10 @@ TEST_CASE("GPU sketches and annotations of the shipped model's tasks compute the
 // transpose (the Q, K and V projections, the attention output).
 TEST_CASE("GPU sketches and annotations of tiny BERT's tasks compute the reference", "[gpu-emulator][property][slow]") {
   check_model_tasks(std::filesystem::path(TUNECTL_SOURCE_DIR) / "models" / "transformers" / "bert_tiny.onnx", 9000);
+}
+
+// GPT-2's Q/K/V projection split three ways (its own copy kernel on the
+// GPU), the attention mask, the tanh GELU.
+TEST_CASE("GPU sketches and annotations of tiny GPT-2's tasks compute the reference", "[gpu-emulator][property][slow]") {
+  check_model_tasks(std::filesystem::path(TUNECTL_SOURCE_DIR) / "models" / "transformers" / "gpt2_tiny.onnx", 9500);
 }

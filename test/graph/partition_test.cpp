@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "graph/partition.h"
+#include "graph/passes.h"
 #include "graph/passes_graph_builder.h"
 #include "ir/error.h"
 
@@ -143,6 +144,29 @@ TEST_CASE("partition refuses a fusion that would make two subgraphs wait on each
   REQUIRE(names(sgs) == std::vector<std::string>{"conv2d_split_0", "conv2d_add_1"});
   CHECK(sgs[0].outputs == std::vector<std::string>{"s0", "s1"});
   check_against_nodes(b.g, sgs, 40);
+}
+
+TEST_CASE("store_split_inputs: a split's input is stored by its producer's kernel, for GPU targets", "[unit][partition]") {
+  // GPT-2's fused Q/K/V projection: a matmul and bias, split three ways.
+  Builder b;
+  b.input("x", {4, 8});
+  b.constant("w", hand::random({8, 12}, 11));
+  b.constant("bias", hand::random({12}, 12));
+  b.node("MatMul", {"x", "w"}, {"m"}, {{4, 12}});
+  b.node("Add", {"m", "bias"}, {"qkv"}, {{4, 12}});
+  b.node("Split", {"qkv"}, {"q", "k", "v"}, {{4, 4}, {4, 4}, {4, 4}}, {{"axis", int64_t{1}}});
+  b.node("Transpose", {"k"}, {"kt"}, {{4, 4}}, {{"perm", std::vector<int64_t>{1, 0}}});
+  // A split of a graph input needs no boundary.
+  b.node("Split", {"x"}, {"x0", "x1"}, {{4, 4}, {4, 4}}, {{"axis", int64_t{1}}});
+  for (const char* o : {"q", "kt", "v", "x0", "x1"}) b.output(o);
+  REQUIRE(names(partition(b.g)) == std::vector<std::string>{"matmul_add_split_transpose_0", "split_1"});
+  const Graph g = store_split_inputs(b.g);
+  CHECK(g.nodes.size() == b.g.nodes.size() + 1);
+  const std::vector<Subgraph> sgs = partition(g);
+  REQUIRE(names(sgs) == std::vector<std::string>{"matmul_add_0", "copy_split_transpose_1", "split_2"});
+  CHECK(sgs[0].outputs == std::vector<std::string>{"qkv"});
+  CHECK(sgs[1].outputs == std::vector<std::string>{"q", "v", "kt"});
+  check_against_nodes(g, sgs, 60);
 }
 
 TEST_CASE("partition: equal blocks under different ONNX names share a workload key", "[unit][partition]") {
