@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/convert.h"
 #include "graph/passes.h"
 
 namespace tunectl::graph {
@@ -22,7 +23,9 @@ Graph store_split_inputs(Graph g) {
   std::set<std::string> computed;             // values some node outputs
   for (const Node& n : g.nodes) {
     Node out = n;
-    if (n.outputs.size() > 1 && !n.inputs.empty() && computed.count(n.inputs[0]) > 0) {
+    // An anchor of several outputs (TopK) starts a kernel anyway.
+    if (n.outputs.size() > 1 && op_class(n) != OpClass::Anchor && !n.inputs.empty() &&
+        computed.count(n.inputs[0]) > 0) {
       const std::string& value = n.inputs[0];
       auto it = stored.find(value);
       if (it == stored.end()) {

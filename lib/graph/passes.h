@@ -58,8 +58,9 @@ Graph simplify_graph(Graph g);
 using WinogradChoice = std::function<bool(const Node& conv)>;
 Graph block_channels(Graph g, int64_t block, const WinogradChoice& winograd = {});
 
-// GPU targets: the input of each node of several outputs (Split) that
-// another node computes goes through a KernelBoundary, a copy that starts a
+// GPU targets: the input of each node of several outputs (Split; not an
+// anchor such as TopK, which starts a kernel anyway) that another node
+// computes goes through a KernelBoundary, a copy that starts a
 // subgraph of its own, so that no one-kernel GPU task computes a reduction
 // that several outputs read (pass_kernel_boundaries.cpp).
 Graph store_split_inputs(Graph g);

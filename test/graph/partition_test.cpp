@@ -167,6 +167,13 @@ TEST_CASE("store_split_inputs: a split's input is stored by its producer's kerne
   CHECK(sgs[0].outputs == std::vector<std::string>{"qkv"});
   CHECK(sgs[1].outputs == std::vector<std::string>{"q", "v", "kt"});
   check_against_nodes(g, sgs, 60);
+  // An anchor of several outputs starts a kernel anyway: no boundary.
+  Builder top;
+  top.input("x", {4, 8});
+  top.constant("w", hand::random({8, 12}, 11));
+  top.node("MatMul", {"x", "w"}, {"m"}, {{4, 12}});
+  top.node("TopK", {"m", "k"}, {"values", "indices"}, {{4, 2}, {4, 2}}, {}, {ir::DType::Float32, ir::DType::Int64});
+  CHECK(store_split_inputs(top.g).nodes.size() == 2);
 }
 
 TEST_CASE("partition: equal blocks under different ONNX names share a workload key", "[unit][partition]") {
