@@ -2,6 +2,7 @@
 // simplifies and partitions the graph, extracts the tasks and prints them as
 // a table (or JSON): one row per unique subgraph with its shapes, how often
 // the model runs it, and its GFLOP per call.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -49,16 +50,23 @@ std::string join(const std::vector<std::string>& parts) {
 }
 
 void print_table(const std::vector<tasks::Task>& tasks, size_t subgraphs) {
-  std::printf("%4s  %-32s  %-60s  %6s  %10s  %12s\n", "#", "name", "inputs -> outputs", "weight", "GFLOP/call",
-              "weight*GFLOP");
+  // Columns as wide as their longest entry (GPT-2's split projection).
+  std::vector<std::string> shapes;
+  int name_width = 32, shapes_width = 60;
+  for (const tasks::Task& t : tasks) {
+    shapes.push_back(join(shapes_of(t.dag->placeholders())) + " -> " + join(shapes_of(t.dag->outputs())));
+    name_width = std::max(name_width, static_cast<int>(t.name.size()));
+    shapes_width = std::max(shapes_width, static_cast<int>(shapes.back().size()));
+  }
+  std::printf("%4s  %-*s  %-*s  %6s  %10s  %12s\n", "#", name_width, "name", shapes_width, "inputs -> outputs",
+              "weight", "GFLOP/call", "weight*GFLOP");
   double total = 0;
   int total_weight = 0;
   for (size_t i = 0; i < tasks.size(); ++i) {
     const tasks::Task& t = tasks[i];
-    std::string shapes = join(shapes_of(t.dag->placeholders())) + " -> " + join(shapes_of(t.dag->outputs()));
     double gflop = t.flops / 1e9;
-    std::printf("%4zu  %-32s  %-60s  %6d  %10.4f  %12.4f\n", i, t.name.c_str(), shapes.c_str(), t.weight, gflop,
-                gflop * t.weight);
+    std::printf("%4zu  %-*s  %-*s  %6d  %10.4f  %12.4f\n", i, name_width, t.name.c_str(), shapes_width,
+                shapes[i].c_str(), t.weight, gflop, gflop * t.weight);
     total += gflop * t.weight;
     total_weight += t.weight;
   }
