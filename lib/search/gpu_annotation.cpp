@@ -4,11 +4,12 @@
 //   4 lengths  a spatial tile: vthread, thread, two inner levels
 //   2 lengths  a reduce tile: the two inner levels
 //   1 length   followed by a FollowFusedSplit of the same stage: the vector
-//              length of a cooperative fetch; otherwise the thread count of
-//              an output bound without tiles, or of a cross-thread
-//              reduction and the rows bound for it (one count for all of
-//              them: a block they share, a power of two or the row in
-//              whole warps)
+//              length of a cooperative fetch; with its inner part bound to
+//              threadIdx.x next: the thread count of an output bound
+//              without tiles, or of a cross-thread reduction and the rows
+//              bound for it (one count for all of them: a block they share,
+//              a power of two or the row in whole warps); otherwise fixed
+//              (an output axis split to follow a tile, follow_axes.h)
 // The lengths of one stage's tiles are drawn together, so that its threads
 // per block stay within the target's limit and are mostly whole warps, its
 // vthreads within what lowering unrolls, and the outputs each thread keeps
@@ -137,6 +138,19 @@ bool fetch_vector_split(const std::vector<schedule::Step>& h, size_t k) {
   return next != nullptr && next->stage == std::get<SplitStep>(h[k]).stage;
 }
 
+// Whether the split at h[k] has its inner part bound to threadIdx.x by one
+// of the next two steps (gpu_sketch.cpp binds a thread count so).
+bool thread_count_split(const std::vector<schedule::Step>& h, size_t k) {
+  const SplitStep& split = std::get<SplitStep>(h[k]);
+  for (size_t next = k + 1; next < std::min(h.size(), k + 3); ++next) {
+    const auto* bind = std::get_if<schedule::AnnotationStep>(&h[next]);
+    if (bind != nullptr && bind->stage == split.stage && bind->iter == split.iter + 1 &&
+        bind->annotation == "threadIdx.x")
+      return true;
+  }
+  return false;
+}
+
 // A shared cache stage as the sketch leaves it: outer, threads, vector.
 bool is_cooperative_fetch(const schedule::Stage& st) {
   return st.op->buffer->scope == ir::MemScope::Shared && st.leaves.size() == 3 &&
@@ -164,7 +178,7 @@ std::optional<State> draw_gpu_annotation(const State& sketch, std::mt19937_64& r
     } else if (fetch_vector_split(history, k)) {
       const std::vector<int64_t>& lengths = params.gpu_fetch_vector_lengths;
       split->lengths = {lengths.empty() ? 1 : lengths[pick(rng, lengths.size())]};
-    } else {
+    } else if (thread_count_split(history, k)) {
       thread_counts.push_back(split);
     }
   }

@@ -24,9 +24,14 @@ State inlined_up_to(const te::Tensor& out, const std::string& reduction) {
   return s;
 }
 
+// The plan's groups, where it needs no split.
 std::optional<Groups> groups_of(const te::Tensor& out, const std::string& reduction) {
   const State s = inlined_up_to(out, reduction);
-  return search::follow_axes(s, schedule::stage_named(s, reduction), static_cast<int>(s.stages.size()) - 1);
+  const std::optional<search::FollowPlan> plan =
+      search::follow_axes(s, schedule::stage_named(s, reduction), static_cast<int>(s.stages.size()) - 1);
+  if (!plan) return std::nullopt;
+  for (const std::vector<int64_t>& lengths : plan->split_lengths) REQUIRE(lengths.empty());
+  return plan->groups;
 }
 
 }  // namespace
@@ -48,15 +53,39 @@ TEST_CASE("follow_axes: a matmul stored through a reshape and transpose, as BERT
   CHECK(groups_of(ops::transpose(unbatched, {0, 2, 3, 1}), "matmul") == Groups{{0, 3}, {1, 2}});
 }
 
-TEST_CASE("follow_axes: reads no reorder and fusion can walk", "[unit]") {
+TEST_CASE("follow_axes: BERT's attention output splits its hidden axis by the head dim", "[unit]") {
+  // [heads, seq, dim] -> [seq, heads, dim] -> [seq, heads * dim].
+  const te::Tensor ctx = ops::batch_matmul(te::placeholder("P", {4, 16, 16}), te::placeholder("V", {4, 16, 6}));
+  State s = inlined_up_to(ops::reshape(ops::transpose(ctx, {1, 0, 2}), {16, 24}), "batch_matmul");
+  const int out = static_cast<int>(s.stages.size()) - 1;
+  const std::optional<search::FollowPlan> plan =
+      search::follow_axes(s, schedule::stage_named(s, "batch_matmul"), out);
+  REQUIRE(plan.has_value());
+  CHECK(plan->split_lengths == std::vector<std::vector<int64_t>>{{}, {6}});
+  CHECK(plan->groups == Groups{{1}, {0}, {2}});  // leaves (seq, head, dim)
+  search::apply_follow_axes(s, out, *plan);
+  REQUIRE(s.stages[out].leaves.size() == 3);
+  CHECK(s.stages[out].leaf(0).extent == 4);
+  CHECK(s.stages[out].leaf(1).extent == 16);
+  CHECK(s.stages[out].leaf(2).extent == 6);
+  // The matmul's rows' halves stacked: [16, 24] -> [16, 2, 12] -> [2, 16,
+  // 12] -> [32, 12]; the output's first axis is (half, row), and the half
+  // joins the column within the half.
+  const te::Tensor mm = ops::matmul(te::placeholder("A", {16, 32}), te::placeholder("W", {32, 24}));
+  const State halves =
+      inlined_up_to(ops::reshape(ops::transpose(ops::reshape(mm, {16, 2, 12}), {1, 0, 2}), {32, 12}), "matmul");
+  const std::optional<search::FollowPlan> stacked = search::follow_axes(
+      halves, schedule::stage_named(halves, "matmul"), static_cast<int>(halves.stages.size()) - 1);
+  REQUIRE(stacked.has_value());
+  CHECK(stacked->split_lengths == std::vector<std::vector<int64_t>>{{16}, {}});
+  CHECK(stacked->groups == Groups{{1}, {0, 2}});
+}
+
+TEST_CASE("follow_axes: reads no split, reorder and fusion can walk", "[unit]") {
   const te::Tensor w = te::placeholder("W", {32, 24});
   const te::Tensor mm = ops::matmul(te::placeholder("A", {16, 32}), w);
-  // A row of the output spans two rows of the matmul.
+  // A row of the output spans parts of two rows of the matmul.
   CHECK_FALSE(groups_of(ops::reshape(mm, {24, 16}), "matmul").has_value());
-  // BERT's attention output: [heads, seq, dim] -> [seq, heads * dim] would
-  // split an output axis across two of the product's.
-  const te::Tensor ctx = ops::batch_matmul(te::placeholder("P", {4, 16, 16}), te::placeholder("V", {4, 16, 6}));
-  CHECK_FALSE(groups_of(ops::reshape(ops::transpose(ctx, {1, 0, 2}), {16, 24}), "batch_matmul").has_value());
   // The output's loops, once touched, are no longer its axes.
   State s = inlined_up_to(ops::transpose(ops::reshape(mm, {16, 4, 6}), {1, 2, 0}), "matmul");
   const int out = static_cast<int>(s.stages.size()) - 1;
@@ -68,9 +97,10 @@ TEST_CASE("apply_follow_axes: the output's leaves walk the reduction's axes in o
   const te::Tensor mm = ops::matmul(te::placeholder("A", {16, 32}), te::placeholder("W", {32, 24}));
   State s = inlined_up_to(ops::transpose(ops::reshape(mm, {16, 4, 6}), {1, 2, 0}), "matmul");
   const int out = static_cast<int>(s.stages.size()) - 1;
-  const std::optional<Groups> groups = search::follow_axes(s, schedule::stage_named(s, "matmul"), out);
-  REQUIRE(groups == Groups{{2}, {0, 1}});
-  search::apply_follow_axes(s, out, *groups);
+  const std::optional<search::FollowPlan> plan = search::follow_axes(s, schedule::stage_named(s, "matmul"), out);
+  REQUIRE(plan.has_value());
+  REQUIRE(plan->groups == Groups{{2}, {0, 1}});
+  search::apply_follow_axes(s, out, *plan);
   REQUIRE(s.stages[out].leaves.size() == 2);
   CHECK(s.stages[out].leaf(0).extent == 16);
   CHECK(s.stages[out].leaf(1).extent == 24);

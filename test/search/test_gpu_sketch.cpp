@@ -311,4 +311,20 @@ TEST_CASE("GPU sketch of a matmul read through a reshape and transpose: the outp
     wider_than_one += n_tile > 1;
   }
   CHECK(wider_than_one > 5);
+  // BERT's attention output, [heads, seq, dim] stored as [seq, heads * dim]:
+  // its hidden axis split by the head dim, then bound as the product's tiles.
+  const te::Tensor ctx = ops::batch_matmul(te::placeholder("P", {4, 32, 32}), te::placeholder("V", {4, 32, 16}));
+  const te::Tensor merged = ops::reshape(ops::transpose(ctx, {1, 0, 2}), {32, 64});
+  const std::vector<State> attention =
+      search::generate_sketches(std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{merged}), params);
+  REQUIRE(!attention.empty());
+  const State& tiled = attention[0];
+  const int ao = schedule::stage_named(tiled, "reshape");
+  CHECK(tiled.stages[ao].leaf(2).annotation == IterAnnotation::ThreadX);
+  CHECK(inside_thread_loop(tiled, schedule::stage_named(tiled, "batch_matmul"), ao));
+  for (int k = 0; k < 10; ++k) {
+    std::optional<search::Candidate> c = search::annotate_randomly(attention[k % attention.size()], rng, params);
+    REQUIRE(c.has_value());
+    CHECK(search::lower_candidate(*c, params.target).func != nullptr);
+  }
 }
