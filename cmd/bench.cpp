@@ -51,6 +51,8 @@ void register_bench(CLI::App& app) {
   add_model_input_options(sub, o->model_inputs, "model: ");
   sub->add_flag("--profile", o->profile, "model: print the time of every subgraph (last run)");
   sub->add_flag("--tuned-only", o->tuned_only, "model: time the log's tuned schedules alone, not the defaults");
+  sub->add_flag("--no-cuda-graph{false}", o->launch_graph,
+                "model, cuda: launch the kernels one by one instead of replaying them as one CUDA graph");
   add_layout_option(sub, o->layout);
   sub->callback([o] {
     if (!o->model.empty() || o->core) {
@@ -58,8 +60,8 @@ void register_bench(CLI::App& app) {
       o->backend->check_runs_here("bench runs");
     }
     if (o->model.empty()) {
-      user_check(o->model_inputs.empty() && !o->profile && o->log.empty() && !o->tuned_only,
-                 "bench: --input-shape, --bind, --profile, --log and --tuned-only need a MODEL");
+      user_check(o->model_inputs.empty() && !o->profile && o->log.empty() && !o->tuned_only && o->launch_graph,
+                 "bench: --input-shape, --bind, --profile, --log, --tuned-only and --no-cuda-graph need a MODEL");
       if (o->core) {
         // A target whose kernels run on a device compares with its vendor library.
         o->backend->builds_device_code() ? run_bench_core_cuda(*o) : run_bench_core(*o);

@@ -38,6 +38,7 @@ struct BenchOptions {
   ModelInputOptions model_inputs;         // --input-shape, --bind
   bool profile = false;                   // per-subgraph table (of the tuned run when there is one)
   bool tuned_only = false;                // time the tuned schedules alone (needs a log)
+  bool launch_graph = true;               // on a GPU, replay the launches as one CUDA graph
   std::string layout = "auto";            // --layout
 };
 

@@ -100,6 +100,7 @@ void run_bench_model(const BenchOptions& o) {
     graph::ExecutorOptions default_options;
     default_options.backend = o.backend;
     default_options.profile = o.profile && o.log.empty();
+    default_options.launch_graph = o.launch_graph;
     base.emplace(load(g, default_options));
     inputs = random_model_inputs(base->model.graph, 1);
     std::printf("%s: %zu subgraphs, %d threads, %d runs each\n", o.model.c_str(), base->model.num_subgraphs,
@@ -119,6 +120,7 @@ void run_bench_model(const BenchOptions& o) {
   graph::ExecutorOptions tuned_options;
   tuned_options.backend = o.backend;
   tuned_options.profile = o.profile;
+  tuned_options.launch_graph = o.launch_graph;
   tuned_options.schedule = schedules_from_log(*logs, coverage);
   Variant tuned = load(g, tuned_options);
   if (base) {

@@ -78,11 +78,26 @@ void CudaRunner::load(const nlohmann::json& plan, const unsigned char* const* cu
     }
     launches_.push_back(std::move(launch));
   }
+  graph_ = std::make_unique<runtime::CudaGraph>(driver_, [&](runtime::CUstream stream) { queue_launches(stream); });
+}
+
+void CudaRunner::queue_launches(runtime::CUstream stream) const {
+  std::vector<void*> params;
+  for (const Launch& l : launches_) {
+    const Kernel& k = kernels_[l.kernel];
+    params.clear();
+    // cuLaunchKernel takes the address of each argument's value.
+    for (const runtime::CUdeviceptr& a : l.args) params.push_back(const_cast<runtime::CUdeviceptr*>(&a));
+    driver_.check(driver_.LaunchKernel(k.function, k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2],
+                                       k.shared_bytes, stream, params.data(), nullptr),
+                  "cuLaunchKernel");
+  }
 }
 
 CudaRunner::~CudaRunner() { release(); }
 
 void CudaRunner::release() {
+  graph_.reset();  // before the modules its kernels are in
   for (runtime::CUdeviceptr b : buffers_) driver_.MemFree(b);
   for (runtime::CUmodule m : modules_) driver_.ModuleUnload(m);
   buffers_.clear();
@@ -101,17 +116,8 @@ void CudaRunner::run(const void* const* inputs, void* const* outputs,
                      const std::vector<std::pair<size_t, size_t>>& outputs_at) const {
   for (size_t i = 0; i < inputs_.size(); ++i)
     if (inputs_[i].second > 0) driver_.check(driver_.MemcpyHtoD(inputs_[i].first, inputs[i], inputs_[i].second), "cuMemcpyHtoD");
-  std::vector<void*> params;
-  for (const Launch& l : launches_) {
-    const Kernel& k = kernels_[l.kernel];
-    params.clear();
-    // cuLaunchKernel takes the address of each argument's value.
-    for (const runtime::CUdeviceptr& a : l.args) params.push_back(const_cast<runtime::CUdeviceptr*>(&a));
-    driver_.check(driver_.LaunchKernel(k.function, k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2],
-                                       k.shared_bytes, nullptr, params.data(), nullptr),
-                  "cuLaunchKernel");
-  }
-  // Synchronous copies on the default stream wait for the launches before them.
+  graph_->launch();
+  // Synchronous copies on the default stream wait for the graph's stream.
   for (size_t o = 0; o < outputs_at.size(); ++o)
     if (outputs_at[o].second > 0)
       driver_.check(driver_.MemcpyDtoH(outputs[o], arena_ + outputs_at[o].first, outputs_at[o].second), "cuMemcpyDtoH");

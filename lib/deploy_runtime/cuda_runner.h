@@ -4,11 +4,13 @@
 // the library nor its users link anything of CUDA), the weights and the
 // arena of intermediate values in device memory for the model's lifetime,
 // and a run that copies the inputs in, launches the plan's kernels in order
-// on the default stream and copies the outputs out.
+// (recorded once as a CUDA graph when the model loads, runtime/cuda_graph.h)
+// and copies the outputs out.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/cuda_driver.h"
+#include "runtime/cuda_graph.h"
 
 namespace tunectl::deploy_runtime {
 
@@ -51,6 +54,7 @@ class CudaRunner {
             const std::vector<size_t>& input_bytes, size_t arena_bytes);
   void release();
   runtime::CUdeviceptr allocate(size_t bytes);
+  void queue_launches(runtime::CUstream stream) const;  // what graph_ records
 
   const runtime::CudaDriver& driver_;
   std::vector<runtime::CUmodule> modules_;
@@ -59,6 +63,7 @@ class CudaRunner {
   std::vector<runtime::CUdeviceptr> buffers_;  // every allocation, freed at the end
   std::vector<std::pair<runtime::CUdeviceptr, size_t>> inputs_;  // device copy and bytes per input
   runtime::CUdeviceptr arena_ = 0;
+  std::unique_ptr<runtime::CudaGraph> graph_;  // every launch of the plan
 };
 
 // Throws std::runtime_error unless a GPU of `device_arch` runs cubins built

@@ -40,14 +40,6 @@ struct Launch {
   std::vector<std::pair<size_t, std::string>> graph_inputs;  // (argument, graph input) to patch per run
 };
 
-// LLVM symbols of kernels: the subgraph name with anything odd replaced.
-std::string kernel_symbol(const std::string& name) {
-  std::string s = "sg_" + name;
-  for (char& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
-  return s;
-}
-
 size_t value_bytes(const ValueInfo& info) {
   size_t n = 1;
   for (int64_t d : info.shape) n *= static_cast<size_t>(d);
@@ -74,6 +66,13 @@ class DeviceBuffer {
 
 }  // namespace
 
+std::string subgraph_kernel_symbol(const std::string& subgraph_name) {
+  std::string s = "sg_" + subgraph_name;
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  return s;
+}
+
 struct Executor::Impl {
   Graph graph;
   std::vector<Subgraph> subgraphs;
@@ -91,12 +90,16 @@ struct Executor::Impl {
   const runtime::DeviceMemory* device = nullptr;
   std::unique_ptr<DeviceBuffer> device_arena;
   std::map<std::string, std::unique_ptr<DeviceBuffer>> device_values;  // constants and graph inputs
+  // Every launch recorded once (on a device, every argument is fixed when
+  // the model loads), replayed by each run; nullptr: launch one by one.
+  std::unique_ptr<runtime::LaunchGraph> graph_of_launches;
 
   void compile();
   void choose_memory();
   void plan_values();
   void pack_constants();
   void bind_arguments();
+  void record_launches();
   void check_inputs(const std::map<std::string, runtime::NDArray>& inputs) const;
   void* address(const std::string& value, const std::map<std::string, runtime::NDArray>& inputs);
 };
@@ -110,7 +113,7 @@ void Executor::Impl::compile() {
     if (it == kernels.end()) {
       std::optional<schedule::State> state = options.schedule ? options.schedule(sg.dag) : std::nullopt;
       if (!state) state = backend->default_schedule(sg.dag);
-      lower::LoweredFunc func = lower::lower(*state, kernel_symbol(sg.name), backend->target());
+      lower::LoweredFunc func = lower::lower(*state, subgraph_kernel_symbol(sg.name), backend->target());
       it = kernels.emplace(key, options.emulate ? backend::emulated_kernel(backend, std::move(func)) : backend->build(func))
                .first;
     }
@@ -228,6 +231,13 @@ void Executor::Impl::bind_arguments() {
   }
 }
 
+void Executor::Impl::record_launches() {
+  if (!device || options.profile || !options.launch_graph) return;
+  graph_of_launches = device->capture([&] {
+    for (const Launch& l : launches) l.kernel->launch(l.bound.data());
+  });
+}
+
 void Executor::Impl::check_inputs(const std::map<std::string, runtime::NDArray>& inputs) const {
   for (const auto& [name, value] : inputs) {
     bool known = false;
@@ -276,6 +286,7 @@ Executor::Executor(Graph graph, std::vector<Subgraph> subgraphs, ExecutorOptions
   impl_->plan_values();
   impl_->pack_constants();
   impl_->bind_arguments();
+  impl_->record_launches();
   for (const auto& sg : impl_->subgraphs) impl_->times.push_back({sg.name, 0.0});
 }
 
@@ -288,7 +299,8 @@ std::map<std::string, runtime::NDArray> Executor::run(const std::map<std::string
   if (m.device) {
     for (const auto& [name, value] : inputs) m.device->upload(m.device_values.at(name)->get(), value.raw(), value.num_bytes());
   }
-  for (size_t s = 0; s < m.launches.size(); ++s) {
+  if (m.graph_of_launches) m.graph_of_launches->launch();
+  for (size_t s = 0; s < m.launches.size() && !m.graph_of_launches; ++s) {
     Launch& l = m.launches[s];
     // Kernels never write their inputs, so the caller's arrays are read in place.
     for (const auto& [a, name] : l.graph_inputs) l.bound[a] = const_cast<void*>(inputs.at(name).raw());

@@ -5,8 +5,9 @@
 // outputs. Constants a kernel takes prepacked are packed once, when the
 // executor is built. Kernels that run on a device (a GPU) keep the whole
 // model there: constants uploaded once, intermediates in a device arena,
-// kernels queued back to back on one stream, only inputs and outputs
-// copied per run. Optionally times every subgraph.
+// kernels queued back to back on one stream (recorded once as a CUDA
+// graph and replayed by each run), only inputs and outputs copied per run.
+// Optionally times every subgraph.
 #pragma once
 
 #include <functional>
@@ -34,6 +35,10 @@ struct ExecutorOptions {
   // Run every kernel in the backend's emulator (backend::emulated_kernel):
   // a target's code where this machine cannot run it.
   bool emulate = false;
+  // On a device that can (a GPU: runtime::DeviceMemory::capture), record
+  // the model's launches once as one CUDA graph and replay it on each run;
+  // false launches the kernels one by one. A profiled run never records.
+  bool launch_graph = true;
 };
 
 struct SubgraphTime {
@@ -55,6 +60,10 @@ struct PlannedLaunch {
   std::string workload_key;
   std::vector<ArgSource> args;  // in LoweredFunc::args order
 };
+
+// The symbol of the kernel the executor builds for a subgraph (the first of
+// its workload key): "sg_" and the name, anything odd replaced.
+std::string subgraph_kernel_symbol(const std::string& subgraph_name);
 
 class Executor {
  public:

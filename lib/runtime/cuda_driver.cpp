@@ -75,7 +75,13 @@ std::optional<CudaDriver> open_driver(std::string& why) {
       bind(handle, d.CtxSynchronize, "cuCtxSynchronize") && bind(handle, d.EventCreate, "cuEventCreate") &&
       bind(handle, d.EventRecord, "cuEventRecord") && bind(handle, d.EventSynchronize, "cuEventSynchronize") &&
       bind(handle, d.EventElapsedTime, "cuEventElapsedTime") && bind(handle, d.EventDestroy, "cuEventDestroy_v2") &&
-      bind(handle, d.GetErrorString, "cuGetErrorString");
+      bind(handle, d.GetErrorString, "cuGetErrorString") && bind(handle, d.StreamCreate, "cuStreamCreate") &&
+      bind(handle, d.StreamDestroy, "cuStreamDestroy_v2") &&
+      bind(handle, d.StreamBeginCapture, "cuStreamBeginCapture_v2") &&
+      bind(handle, d.StreamEndCapture, "cuStreamEndCapture") &&
+      bind(handle, d.GraphInstantiate, "cuGraphInstantiateWithFlags") &&
+      bind(handle, d.GraphLaunch, "cuGraphLaunch") && bind(handle, d.GraphExecDestroy, "cuGraphExecDestroy") &&
+      bind(handle, d.GraphDestroy, "cuGraphDestroy");
   if (!bound) {
     why = "the CUDA driver libcuda.so.1 lacks functions tunectl calls (too old a driver?)";
     return std::nullopt;

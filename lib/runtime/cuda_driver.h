@@ -35,6 +35,12 @@ using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
 using CUevent = struct CUevent_st*;
+using CUgraph = struct CUgraph_st*;
+using CUgraphExec = struct CUgraphExec_st*;
+
+// cuStreamBeginCapture's mode that lets other threads call the driver as
+// they like (CU_STREAM_CAPTURE_MODE_THREAD_LOCAL).
+inline constexpr int kCaptureThreadLocal = 1;
 
 // The driver, initialized in this process with the first device's primary
 // context current. get() throws UserError (with cuda_device's reason) when
@@ -61,6 +67,14 @@ struct CudaDriver {
   CUresult (*EventSynchronize)(CUevent) = nullptr;
   CUresult (*EventElapsedTime)(float*, CUevent, CUevent) = nullptr;
   CUresult (*EventDestroy)(CUevent) = nullptr;
+  CUresult (*StreamCreate)(CUstream*, unsigned) = nullptr;
+  CUresult (*StreamDestroy)(CUstream) = nullptr;
+  CUresult (*StreamBeginCapture)(CUstream, int) = nullptr;
+  CUresult (*StreamEndCapture)(CUstream, CUgraph*) = nullptr;
+  CUresult (*GraphInstantiate)(CUgraphExec*, CUgraph, unsigned long long) = nullptr;
+  CUresult (*GraphLaunch)(CUgraphExec, CUstream) = nullptr;
+  CUresult (*GraphExecDestroy)(CUgraphExec) = nullptr;
+  CUresult (*GraphDestroy)(CUgraph) = nullptr;
   CUresult (*GetErrorString)(CUresult, const char**) = nullptr;
   target::GpuFacts facts;
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ir/error.h"
+#include "runtime/cuda_graph.h"
 
 namespace tunectl::runtime {
 
@@ -38,6 +39,28 @@ void CudaKernel::free_all(const std::vector<CUdeviceptr>& buffers) const {
 
 namespace {
 
+// The stream this thread's launches go to: the default one, or while
+// CudaDeviceMemory::capture records, its graph's.
+thread_local CUstream t_launch_stream = nullptr;
+
+struct LaunchesTo {
+  explicit LaunchesTo(CUstream stream) { t_launch_stream = stream; }
+  ~LaunchesTo() { t_launch_stream = nullptr; }
+};
+
+class CudaLaunchGraph final : public LaunchGraph {
+ public:
+  explicit CudaLaunchGraph(const std::function<void()>& record)
+      : graph_(CudaDriver::get(), [&](CUstream stream) {
+          const LaunchesTo to(stream);
+          record();
+        }) {}
+  void launch() const override { graph_.launch(); }
+
+ private:
+  CudaGraph graph_;
+};
+
 class CudaDeviceMemory final : public DeviceMemory {
  public:
   void* allocate(size_t bytes) const override {
@@ -59,6 +82,9 @@ class CudaDeviceMemory final : public DeviceMemory {
     d().check(d().MemcpyDtoH(host, ptr(device), bytes), "cuMemcpyDtoH");
   }
   void synchronize() const override { d().check(d().CtxSynchronize(), "a CUDA kernel failed"); }
+  std::unique_ptr<LaunchGraph> capture(const std::function<void()>& record) const override {
+    return std::make_unique<CudaLaunchGraph>(record);
+  }
 
  private:
   static const CudaDriver& d() { return CudaDriver::get(); }
@@ -83,7 +109,7 @@ void CudaKernel::launch_on(const std::vector<CUdeviceptr>& device_args) const {
   for (const CUdeviceptr& p : device_args) params.push_back(const_cast<CUdeviceptr*>(&p));
   const auto u = [](int64_t v) { return static_cast<unsigned>(v); };
   driver_.check(driver_.LaunchKernel(function_, u(launch_.grid[0]), u(launch_.grid[1]), u(launch_.grid[2]),
-                                     u(launch_.block[0]), u(launch_.block[1]), u(launch_.block[2]), 0, nullptr,
+                                     u(launch_.block[0]), u(launch_.block[1]), u(launch_.block[2]), 0, t_launch_stream,
                                      params.data(), nullptr),
                 "cuLaunchKernel");
 }

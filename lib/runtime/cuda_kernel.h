@@ -32,7 +32,8 @@ struct CudaLaunch {
 Timing time_on_device(const std::function<void()>& launch, const TimingOptions& options);
 
 // The current device's memory (cuMemAlloc, synchronous copies on the
-// default stream, where the kernels are launched).
+// default stream, where the kernels are launched); its capture() records
+// the kernels' launches as a CUDA graph (runtime/cuda_graph.h).
 const DeviceMemory& cuda_device_memory();
 
 class CudaKernel final : public Kernel {

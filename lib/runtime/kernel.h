@@ -7,6 +7,8 @@
 // (lower::InputPacking) is passed packed; pack_inputs packs it once.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,14 @@ namespace tunectl::runtime {
 
 // The calling convention of every generated kernel and packing function.
 using KernelFn = void (*)(void* const* args);
+
+// Launches recorded once and replayed together (DeviceMemory::capture).
+class LaunchGraph {
+ public:
+  virtual ~LaunchGraph() = default;
+  // Queues every recorded launch, in order, without waiting for them.
+  virtual void launch() const = 0;
+};
 
 // The memory of a device whose kernels run on arguments that stay there
 // between calls (a GPU's): the executor keeps a whole model's weights and
@@ -32,6 +42,14 @@ class DeviceMemory {
   // Waits for the kernels launched before it; a kernel that failed fails it.
   virtual void download(void* host, const void* device, size_t bytes) const = 0;
   virtual void synchronize() const = 0;
+  // Calls record() once, recording the kernels it launches (Kernel::launch)
+  // instead of running them, for LaunchGraph::launch to replay with the
+  // same arguments: a CUDA graph. nullptr where this device has no such
+  // thing; the caller then launches the kernels one by one.
+  virtual std::unique_ptr<LaunchGraph> capture(const std::function<void()>& record) const {
+    (void)record;
+    return nullptr;
+  }
 };
 
 class Kernel {

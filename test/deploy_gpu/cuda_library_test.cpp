@@ -24,6 +24,7 @@
 #include "lower/lower.h"
 #include "support/compiled_model.h"
 #include "support/cuda_on_host.h"
+#include "support/fake_cuda.h"
 
 namespace tunectl {
 
@@ -60,6 +61,11 @@ TEST_CASE("deploy: a GPU model's library runs its plan through the driver (a sta
 
   options.emulate = true;  // the executor's outputs to compare with
   testing::check_compiled_model(g, options, lib.library, (dir / "lib").string());
+  // The library recorded its plan as one CUDA graph when it loaded and ran
+  // every kernel from it.
+  const testing::FakeCudaLaunches ran = testing::fake_cuda_launches(driver);
+  CHECK(ran.direct == 0);
+  CHECK(ran.from_graphs == static_cast<int>(graph::partition(g).size()));
   fs::remove_all(dir);
 }
 
