@@ -1,7 +1,9 @@
 #include "cmd/tuning_logs.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
@@ -17,7 +19,11 @@ namespace {
 // target (a constructed CUDA log beside the CPU ones) are left out. Of
 // several CPU targets, the one covering most workloads among those whose
 // code this CPU runs (a Zen 5 runs both committed ones, the reference CPU's
-// znver4 and the portable x86-64-v3; a Zen 3 only the latter).
+// znver4 and the portable x86-64-v3; a Zen 3 only the latter). Of several
+// that cover as many, the one whose instruction set includes every other's:
+// its kernels use the most of this CPU (an Intel CPU with AVX-512 runs the
+// portable x86-64-v4 logs and the x86-64-v3 ones, which cover the same
+// workloads).
 std::string host_target(const std::vector<log::Record>& all, const std::string& path) {
   std::vector<log::Record> cpu;
   std::map<std::string, std::set<std::string>> keys_by_target;
@@ -27,21 +33,25 @@ std::string host_target(const std::vector<log::Record>& all, const std::string& 
     keys_by_target[r.task.target].insert(r.task.workload_key);
   }
   if (keys_by_target.size() <= 1) return log::pick_target(cpu.empty() ? all : cpu, "", path);
-  std::string best;
   size_t best_keys = 0;
-  bool tie = false;
+  std::map<std::string, std::vector<std::string>> best;  // target -> its features
   for (const auto& [name, keys] : keys_by_target) {
-    if (backend::make_backend(backend::resolve_target(name))->why_not_here()) continue;
-    if (keys.size() > best_keys) {
-      best = name;
-      best_keys = keys.size();
-      tie = false;
-    } else if (keys.size() == best_keys) {
-      tie = true;
-    }
+    if (keys.size() < best_keys) continue;
+    const target::Target t = backend::resolve_target(name);
+    if (backend::make_backend(t)->why_not_here()) continue;
+    if (keys.size() > best_keys) best.clear();
+    best_keys = keys.size();
+    best.emplace(name, t.features);
   }
-  // None runs here, or two cover as many: the user picks (pick_target's error).
-  return best.empty() || tie ? log::pick_target(cpu, "", path) : best;
+  for (const auto& [name, features] : best) {
+    const bool includes_all = std::all_of(best.begin(), best.end(), [&](const auto& other) {
+      return std::includes(features.begin(), features.end(), other.second.begin(), other.second.end());
+    });
+    if (includes_all) return name;
+  }
+  // None runs here, or two cover as many and neither includes the other:
+  // the user picks (pick_target's error).
+  return log::pick_target(cpu, "", path);
 }
 
 }  // namespace

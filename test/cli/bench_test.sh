@@ -29,9 +29,10 @@ expect_count 1 "conv1x1_resnet                  tuned" -- "$tunectl" bench --sui
   --repeats 1
 expect_count 12 "no tuning log" -- "$tunectl" bench --suite "$suite" --logs "$work/suite_logs" --repeats 1
 expect_count 13 "no tuning log" -- "$tunectl" bench --suite "$suite" --logs "$work/suite_logs/conv1x1.json" --repeats 1
-# Logs of several CPU targets (the committed folder holds znver4's and a
-# portable x86-64-v3 log): of those this CPU runs, the one covering most
-# workloads; two that cover as many are the user's choice.
+# Logs of several CPU targets (the committed folder holds znver4's and the
+# portable x86-64-v3 and x86-64-v4 logs): of those this CPU runs, the one
+# covering most workloads; of two that cover as many, the one whose
+# instruction set includes the other's, else the user's choice.
 with_target() { sed "s/\"target\":\"llvm[^\"]*\"/\"target\":\"$1\"/g" "$2"; }
 mkdir -p "$work/mixed_logs"
 cp "$work/suite_logs/conv1x1.json" "$work/mixed_logs/host.json"
@@ -42,7 +43,13 @@ else
   skip 1 "this CPU runs both Sapphire Rapids' and Zen 5's code; no log it cannot run"
 fi
 with_target "llvm -mcpu=x86-64-v3" "$work/suite_logs/conv1x1.json" >"$work/mixed_logs/v3.json"
-expect 2 "; pick one with --target" -- "$tunectl" bench --suite "$suite" --logs "$work/mixed_logs" --repeats 1
+host_target=$(sed -n 's/.*"target":"\(llvm[^"]*\)".*/\1/p;q' "$work/suite_logs/conv1x1.json")
+expect 0 "1 tuned workloads for $host_target)" -- "$tunectl" bench --suite "$suite" --logs "$work/mixed_logs" \
+  --repeats 1
+mkdir -p "$work/unordered_logs"
+with_target "llvm -mcpu=x86-64 -mattr=+bmi2" "$work/suite_logs/conv1x1.json" >"$work/unordered_logs/bmi2.json"
+with_target "llvm -mcpu=x86-64 -mattr=+popcnt" "$work/suite_logs/conv1x1.json" >"$work/unordered_logs/popcnt.json"
+expect 2 "; pick one with --target" -- "$tunectl" bench --suite "$suite" --logs "$work/unordered_logs" --repeats 1
 
 # A model with a log from `tunectl tune`: default and tuned runs side by side.
 expect 0 "trials" -- "$tunectl" tune "$model" --layout nchw --trials 8 --jobs 1 --log "$work/cnn.json" \
@@ -55,7 +62,7 @@ expect 0 "activation memory" -- "$tunectl" bench "$model" --repeats 2
 # by its records (NCHW on small_cnn's 32x32 images); 8 trials cover few.
 # host_cnn_log picks the one this CPU runs: the reference CPU's (znver4,
 # which a newer CPU, Zen 5: znver5, also runs; --target picks its records
-# there) or the portable x86-64-v3 one.
+# there) or a portable one (x86-64-v4, x86-64-v3).
 # The default schedules' outputs, written as .npy.
 expect 0 "output float32 [1x10]" -- "$tunectl" run "$model" --input "input=$repo/models/small_cnn_input_0.pb" \
   --output-format npy --output-dir "$work/run-default"
@@ -75,7 +82,7 @@ if host_cnn_log "$tunectl"; then
   expect 0 "latency over 3 runs: median" -- "$tunectl" run "$model" --seed 5 --log "$host_log" \
     --target "$host_cpu" --output-dir "$work/run-seeded" --repeat 3
 else
-  skip 6 "this CPU runs the code of no committed small_cnn log (znver4 nor x86-64-v3)"
+  skip 6 "this CPU runs the code of no committed small_cnn log (znver4, x86-64-v4 nor x86-64-v3)"
 fi
 expect 0 "time lost between kernels is unknown" -- "$tunectl" bench "$model" --log "$work/cnn.json" --tuned-only \
   --repeats 2 --layout nchw
