@@ -6,7 +6,8 @@
 # outputs with the whole model kept on the device); small_cnn and light
 # ResNet-50 compiled into GPU libraries run by their example programs; light
 # ResNet-50 with a constructed log end to end against PyTorch eager and
-# torch.compile of the same graph (scripts/torch_bench.py); a measured tune
+# torch.compile of the same graph (scripts/torch_bench.py), and without the
+# CUDA graph (--no-cuda-graph: what replaying the launches saves); a measured tune
 # of the shipped model with its kernels folder, benched; the
 # hand-written SGEMM and ResNet-50 3x3 convolution against cuBLAS and cuDNN;
 # the bench suite's GPU workloads tuned and benched against cuBLAS/cuDNN
@@ -97,6 +98,9 @@ step compiled_small_cnn 120 bash -c 'compiled_example "$@"' _ models/small_cnn.o
 r50=$light/light_resnet50.onnx
 [[ -f build-bundle/light_resnet50.cuda.json ]] && cp build-bundle/light_resnet50.cuda.json "$out/light_resnet50.cuda.json"
 step bench_resnet50_constructed 120 "$t" bench "$r50" --target cuda --log "$out/light_resnet50.cuda.json" --repeats 50
+# What the CUDA graph saves: the same log's kernels launched one by one.
+step bench_resnet50_no_graph 120 "$t" bench "$r50" --target cuda --log "$out/light_resnet50.cuda.json" --repeats 50 \
+  --no-cuda-graph
 step profile_resnet50_default 60 "$t" bench "$r50" --target cuda --repeats 5 --profile
 step profile_resnet50_constructed 60 "$t" bench "$r50" --target cuda --log build-bundle/light_resnet50.cuda.json \
   --repeats 5 --tuned-only --profile
