@@ -4,9 +4,10 @@
 # rebuilt from the log alone and checked against the reference evaluator on
 # random inputs) into KERNEL_CACHE/<log name>/, then replays each log a
 # second time (--no-check: the first run checked it) and requires
-# byte-identical files. Then, for each CPU log whose
-# model is here, rebuilds the compiled model (`tunectl compile MODEL --log
-# LOG` into KERNEL_CACHE/<log name>.compiled/), builds its example.c against
+# byte-identical files. Then, for each model here with CPU logs, rebuilds
+# the compiled model from the most specific of its logs this CPU runs
+# (`tunectl compile MODEL --log LOG` into KERNEL_CACHE/<log name>.compiled/),
+# builds its example.c against
 # the library alone and runs it on seeded inputs: its outputs must match
 # `tunectl run` of the model (default schedules), and where the model has
 # ONNX test data, ONNX's expected output too.
@@ -47,24 +48,35 @@ model_of() {
   return 0
 }
 
+# Every log's kernels were checked above; the compiled model is checked once
+# per model, with the most specific of its logs whose code this CPU runs:
+# znver4's (name.llvm.json), else the portable AVX-512 one (x86-64-v4),
+# else the AVX2 one (x86-64-v3). A CPU without AVX-512 cannot run the first
+# two.
 compiled=0
 skipped=0
-for log in tuning_logs/*.llvm.json; do
-  name=$(basename "$log" .json)
-  stem=${name%%.*}  # small_cnn.x86-64-v3.llvm -> small_cnn
+for stem in $(for l in tuning_logs/*.llvm.json; do n=$(basename "$l"); echo "${n%%.*}"; done | sort -u); do
   model=$(model_of "$stem")
   if [ -z "$model" ]; then
-    echo "== $log: no model $stem.onnx here (models/generated needs scripts/make-models.sh --large); not compiled"
+    echo "== $stem: no model $stem.onnx here (models/generated needs scripts/make-models.sh --large); not compiled"
     continue
   fi
-  target=$(log_target "$log")
-  # A CPU without AVX-512 cannot run the znver4 logs' kernels, so it cannot
-  # check them; the portable x86-64-v3 logs run on any CPU with AVX2.
-  if ! cpu_runs "$tunectl" "$target" "$check_dir/probe"; then
-    echo "== $log: this CPU cannot run code for $target; not compiled"
+  log=""
+  for candidate in "tuning_logs/$stem.llvm.json" "tuning_logs/$stem.x86-64-v4.llvm.json" \
+                   "tuning_logs/$stem.x86-64-v3.llvm.json"; do
+    [ -f "$candidate" ] || continue
+    if cpu_runs "$tunectl" "$(log_target "$candidate")" "$check_dir/probe"; then
+      log=$candidate
+      break
+    fi
+  done
+  if [ -z "$log" ]; then
+    echo "== $stem: this CPU runs the code of none of its logs; not compiled"
     skipped=$((skipped + 1))
     continue
   fi
+  name=$(basename "$log" .json)
+  target=$(log_target "$log")
   out=$cache/$name.compiled
   work=$check_dir/$name
   echo "== $log + $model -> $out ($target)"
@@ -88,4 +100,4 @@ for log in tuning_logs/*.llvm.json; do
   compiled=$((compiled + 1))
 done
 echo "compiled models: $compiled rebuilt from their logs; each example's outputs match tunectl run" \
-  "($skipped left out: their target does not run on this CPU)"
+  "($skipped left out: no log of theirs runs on this CPU)"

@@ -56,11 +56,12 @@ expect_count() {
 
 # host_cnn_log TUNECTL: sets host_log and host_cpu to the first committed
 # small_cnn log whose target this CPU runs: the reference CPU's (znver4,
-# AVX-512), else the portable one (x86-64-v3: AVX2 and FMA, any x86-64 CPU
-# since Haswell and Zen 1). Fails where it runs neither.
+# AVX-512), else the portable ones (x86-64-v4: AVX-512, as Intel's server
+# CPUs since Skylake and AMD's since Zen 4 have it; x86-64-v3: AVX2 and FMA,
+# any x86-64 CPU since Haswell and Zen 1). Fails where it runs none.
 host_cnn_log() {
   local log cpu
-  for log in small_cnn.llvm.json small_cnn.x86-64-v3.llvm.json; do
+  for log in small_cnn.llvm.json small_cnn.x86-64-v4.llvm.json small_cnn.x86-64-v3.llvm.json; do
     log=$repo/tuning_logs/$log
     cpu=$(log_target "$log")
     if cpu_runs "$1" "$cpu" "$work/runs-here"; then
