@@ -315,13 +315,21 @@ void reduce_across_threads(State& s, int i) {
 }
 
 // The only reader of stage i where it is an output that reads i through
-// reshapes and transposes its loops can follow (follow_axes.h); else -1.
-int layout_reader(const State& s, int i) {
+// reshapes and transposes its loops can follow, with the plan that makes
+// them follow (follow_axes.h).
+struct LayoutReader {
+  int stage;
+  FollowPlan plan;
+};
+
+std::optional<LayoutReader> layout_reader(const State& s, int i) {
   const std::vector<int> readers = schedule::effective_readers(s, i);
   if (readers.size() != 1 || !schedule::is_output_stage(s, readers[0]) ||
       s.stages[readers[0]].attach.kind != schedule::AttachKind::Root)
-    return -1;
-  return follow_axes(s, i, readers[0]) ? readers[0] : -1;
+    return std::nullopt;
+  std::optional<FollowPlan> plan = follow_axes(s, i, readers[0]);
+  if (!plan) return std::nullopt;
+  return LayoutReader{readers[0], std::move(*plan)};
 }
 
 }  // namespace
@@ -344,19 +352,22 @@ std::vector<State> expand_gpu(const State& s, int i, const SearchParams& params)
     const bool reorderable = std::any_of(inputs.begin(), inputs.end(), [&](int p) {
       return reads_at_loop_indices(s, i, p) && out_of_order(walk_order(s, i, p));
     });
+    const bool consumer_output = c >= 0 && schedule::is_output_stage(s, c);
+    const std::optional<LayoutReader> reader =
+        consumer_output || output ? std::nullopt : layout_reader(s, i);
     for (bool walk_ordered : {false, true}) {
       if (walk_ordered && !reorderable) break;
-      if (c >= 0 && schedule::is_output_stage(s, c)) {
+      if (consumer_output) {
         branch([&](State& n) { tile_for_gpu(n, i, c, walk_ordered); });
       } else if (output) {
         branch([&](State& n) {
           n.apply(schedule::CacheWriteStep{i, "local"});
           tile_for_gpu(n, i, i + 1, walk_ordered);
         });
-      } else if (const int r = layout_reader(s, i); r >= 0) {
+      } else if (reader) {
         branch([&](State& n) {
-          apply_follow_axes(n, r, *follow_axes(n, i, r));
-          tile_for_gpu(n, i, r, walk_ordered);
+          apply_follow_axes(n, reader->stage, reader->plan);
+          tile_for_gpu(n, i, reader->stage, walk_ordered);
         });
       }
     }
