@@ -100,6 +100,8 @@ struct Executor::Impl {
   void pack_constants();
   void bind_arguments();
   void record_launches();
+  // Runs (on a device: queues) every subgraph's kernel in order.
+  void launch_each(const std::map<std::string, runtime::NDArray>& inputs);
   void check_inputs(const std::map<std::string, runtime::NDArray>& inputs) const;
   void* address(const std::string& value, const std::map<std::string, runtime::NDArray>& inputs);
 };
@@ -238,6 +240,25 @@ void Executor::Impl::record_launches() {
   });
 }
 
+void Executor::Impl::launch_each(const std::map<std::string, runtime::NDArray>& inputs) {
+  for (size_t s = 0; s < launches.size(); ++s) {
+    Launch& l = launches[s];
+    // Kernels never write their inputs, so the caller's arrays are read in place.
+    for (const auto& [a, name] : l.graph_inputs) l.bound[a] = const_cast<void*>(inputs.at(name).raw());
+    // On a device, kernels are queued back to back; a profiled run waits
+    // for each (so its times include the launch).
+    auto call = [&] { device ? l.kernel->launch(l.bound.data()) : l.kernel->run(l.bound.data()); };
+    if (options.profile) {
+      const auto start = std::chrono::steady_clock::now();
+      call();
+      if (device) device->synchronize();
+      times[s].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    } else {
+      call();
+    }
+  }
+}
+
 void Executor::Impl::check_inputs(const std::map<std::string, runtime::NDArray>& inputs) const {
   for (const auto& [name, value] : inputs) {
     bool known = false;
@@ -299,22 +320,10 @@ std::map<std::string, runtime::NDArray> Executor::run(const std::map<std::string
   if (m.device) {
     for (const auto& [name, value] : inputs) m.device->upload(m.device_values.at(name)->get(), value.raw(), value.num_bytes());
   }
-  if (m.graph_of_launches) m.graph_of_launches->launch();
-  for (size_t s = 0; s < m.launches.size() && !m.graph_of_launches; ++s) {
-    Launch& l = m.launches[s];
-    // Kernels never write their inputs, so the caller's arrays are read in place.
-    for (const auto& [a, name] : l.graph_inputs) l.bound[a] = const_cast<void*>(inputs.at(name).raw());
-    // On a device, kernels are queued back to back; a profiled run waits
-    // for each (so its times include the launch).
-    auto call = [&] { m.device ? l.kernel->launch(l.bound.data()) : l.kernel->run(l.bound.data()); };
-    if (m.options.profile) {
-      const auto start = std::chrono::steady_clock::now();
-      call();
-      if (m.device) m.device->synchronize();
-      m.times[s].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    } else {
-      call();
-    }
+  if (m.graph_of_launches) {
+    m.graph_of_launches->launch();
+  } else {
+    m.launch_each(inputs);
   }
   std::map<std::string, runtime::NDArray> outputs;
   for (const auto& name : m.graph.outputs) {

@@ -4,7 +4,9 @@
 // argument's value read at the launch call) and fails what capture forbids,
 // and it counts the kernels that ran from launch calls and from graphs. The
 // executor's outputs over several runs with new inputs must be those of the
-// emulated executor, which launches one by one.
+// emulated executor, which launches one by one. Like the library's test
+// beside it, a case for a process of its own (as CTest runs them): the
+// driver and the device it reports are found once per process.
 #include <catch2/catch.hpp>
 
 #include <dlfcn.h>
