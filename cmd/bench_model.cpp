@@ -6,11 +6,13 @@
 // and how many of the model's tasks the log covers. The tuned run's outputs
 // are compared with the default run's. Runs are timed back to back, as a
 // model serves call after call (and as scripts/bench-vs-ort.sh times ONNX
-// Runtime). With a log, the end-to-end median is set against the sum of the
-// log's best kernel times over the subgraphs (each kernel measured alone;
-// not where a record is an estimate): the difference is what is lost
-// between kernels. --tuned-only skips the
-// default schedules (and the comparison with them).
+// Runtime). On the host CPU the end-to-end median is set against the sum of
+// the kernels timed alone in this run, as the tuner times a candidate
+// (graph::Executor::time_kernels_alone): the difference is what is lost
+// between kernels. With a log, also against the sum of the log's best
+// kernel times, which the machine ran as it did when the log was made (a
+// shared host drifts by tens of percent in an hour). --tuned-only skips
+// the default schedules (and the comparison with them).
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -22,6 +24,7 @@
 #include "cmd/model_layout.h"
 #include "cmd/model_runner.h"
 #include "ir/error.h"
+#include "measure/worker.h"
 #include "runtime/thread_pool.h"
 
 namespace tunectl::cmd {
@@ -56,15 +59,33 @@ void compare_runs(std::map<std::string, runtime::NDArray> tuned, std::map<std::s
   }
 }
 
-// Sum over the subgraphs of the best kernel time the log holds for each
-// (a task that runs several times counts as often), against the measured end
-// to end time.
-void print_kernel_gap(const graph::Executor& executor, const TuningLogs& logs, double end_to_end_s) {
+double total_seconds(const std::vector<graph::SubgraphTime>& times) {
+  double s = 0;
+  for (const auto& t : times) s += t.seconds;
+  return s;
+}
+
+void print_gap(const char* what, double kernels_s, double end_to_end_s) {
+  std::printf("  %s: %.3f ms; between kernels %.3f ms (%.1f%% of end to end)\n", what, kernels_s * 1e3,
+              (end_to_end_s - kernels_s) * 1e3, (end_to_end_s - kernels_s) / end_to_end_s * 100);
+}
+
+// The end-to-end median against the kernels alone: timed in this run (host
+// CPU; `alone` empty elsewhere) and, given a log, the sum over the subgraphs
+// of the best kernel time it holds for each (a task that runs several times
+// counts as often; unknown where a subgraph has no measured record).
+void print_kernel_gap(const graph::Executor& executor, const std::vector<graph::SubgraphTime>& alone,
+                      const TuningLogs* logs, double end_to_end_s) {
+  const size_t n = executor.subgraphs().size();
+  std::printf("end to end %.3f ms against the kernels of its %zu subgraph%s alone:\n", end_to_end_s * 1e3, n,
+              n == 1 ? "" : "s");
+  if (!alone.empty()) print_gap("timed alone now, as the tuner times them", total_seconds(alone), end_to_end_s);
+  if (!logs) return;
   double kernels_s = 0;
   size_t missing = 0, estimated = 0;
   for (const auto& sg : executor.subgraphs()) {
-    auto it = logs.best.find(sg.dag->workload_key());
-    if (it == logs.best.end()) {
+    auto it = logs->best.find(sg.dag->workload_key());
+    if (it == logs->best.end()) {
       ++missing;
     } else {
       estimated += it->second.result.estimated ? 1 : 0;
@@ -72,15 +93,18 @@ void print_kernel_gap(const graph::Executor& executor, const TuningLogs& logs, d
     }
   }
   if (missing > 0 || estimated > 0) {
-    std::printf("kernels alone: %zu of %zu subgraphs have no measured log record (%zu only an estimate), so the time "
-                "lost between kernels is unknown\n",
+    std::printf("  the log's best: %zu of %zu subgraphs have no measured record (%zu only an estimate)\n",
                 missing + estimated, executor.subgraphs().size(), estimated);
     return;
   }
-  std::printf("kernels alone (sum of the log's best over %zu subgraphs): %.3f ms; end to end %.3f ms; "
-              "between kernels %.3f ms (%.1f%%)\n",
-              executor.subgraphs().size(), kernels_s * 1e3, end_to_end_s * 1e3, (end_to_end_s - kernels_s) * 1e3,
-              (end_to_end_s - kernels_s) / end_to_end_s * 100);
+  print_gap("the log's best, as measured when it was tuned", kernels_s, end_to_end_s);
+}
+
+// The kernels of a host model alone (print_kernel_gap); nothing on a device.
+std::vector<graph::SubgraphTime> kernels_alone(LoadedModel& m, const std::map<std::string, runtime::NDArray>& inputs,
+                                               const BenchOptions& o) {
+  if (o.backend->builds_device_code()) return {};
+  return m.executor.time_kernels_alone(inputs, measure::host_call_timing(measure::MeasureOptions{}));
 }
 
 }  // namespace
@@ -111,7 +135,9 @@ void run_bench_model(const BenchOptions& o) {
       std::printf("activation memory: %.2f MiB planned (%.2f MiB without reuse)\n",
                   base->model.executor.planned_bytes() / 1048576.0,
                   base->model.executor.unplanned_bytes() / 1048576.0);
-      if (o.profile) print_profile(base->model.executor.profile());
+      const std::vector<graph::SubgraphTime> alone = kernels_alone(base->model, inputs, o);
+      print_kernel_gap(base->model.executor, alone, nullptr, base_t->median());
+      if (o.profile) print_profile(base->model.executor.profile(), alone);
       return;
     }
   }
@@ -138,8 +164,9 @@ void run_bench_model(const BenchOptions& o) {
   } else {
     std::printf("the log covers %zu of %zu tasks\n", coverage.covered.size(), coverage.seen.size());
   }
-  print_kernel_gap(tuned.model.executor, *logs, tuned_t.median());
-  if (o.profile) print_profile(tuned.model.executor.profile());
+  const std::vector<graph::SubgraphTime> alone = kernels_alone(tuned.model, inputs, o);
+  print_kernel_gap(tuned.model.executor, alone, &*logs, tuned_t.median());
+  if (o.profile) print_profile(tuned.model.executor.profile(), alone);
 }
 
 }  // namespace tunectl::cmd

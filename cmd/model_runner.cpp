@@ -30,20 +30,28 @@ std::map<std::string, runtime::NDArray> random_model_inputs(const graph::Graph& 
   return inputs;
 }
 
-void print_profile(const std::vector<graph::SubgraphTime>& times) {
-  double total = 0;
+void print_profile(const std::vector<graph::SubgraphTime>& times, const std::vector<graph::SubgraphTime>& alone) {
+  double total = 0, total_alone = 0;
   size_t width = 8;
   for (const auto& t : times) {
     total += t.seconds;
     width = std::max(width, t.name.size());
   }
+  for (const auto& t : alone) total_alone += t.seconds;
+  const bool with_alone = alone.size() == times.size() && !alone.empty();
   const int w = static_cast<int>(width);
-  std::printf("\n%-5s %-*s %12s %8s\n", "#", w, "subgraph", "ms", "share");
+  std::printf("\n%-5s %-*s %12s %8s", "#", w, "subgraph", "ms", "share");
+  if (with_alone) std::printf(" %12s %9s", "alone ms", "in model");
+  std::printf("\n");
   for (size_t i = 0; i < times.size(); ++i) {
-    std::printf("%-5zu %-*s %12.4f %7.1f%%\n", i, w, times[i].name.c_str(), times[i].seconds * 1e3,
+    std::printf("%-5zu %-*s %12.4f %7.1f%%", i, w, times[i].name.c_str(), times[i].seconds * 1e3,
                 total > 0 ? times[i].seconds / total * 100 : 0.0);
+    if (with_alone) std::printf(" %12.4f %8.2fx", alone[i].seconds * 1e3, times[i].seconds / alone[i].seconds);
+    std::printf("\n");
   }
-  std::printf("%-5s %-*s %12.4f\n", "", w, "total", total * 1e3);
+  std::printf("%-5s %-*s %12.4f", "", w, "total", total * 1e3);
+  if (with_alone) std::printf(" %8s %12.4f %8.2fx", "", total_alone * 1e3, total / total_alone);
+  std::printf("\n");
 }
 
 }  // namespace tunectl::cmd

@@ -23,7 +23,9 @@ LoadedModel load_model(const graph::Graph& g, const graph::ExecutorOptions& exec
 // Seeded uniform values in [-1, 1) (integers and bools: 0 and 1) for every graph input.
 std::map<std::string, runtime::NDArray> random_model_inputs(const graph::Graph& g, uint64_t seed);
 
-// One row per subgraph (name, ms, share of the total) and the total.
-void print_profile(const std::vector<graph::SubgraphTime>& times);
+// One row per subgraph (name, ms, share of the total) and the total; given
+// the subgraphs' kernels timed alone (Executor::time_kernels_alone), also
+// those times and the ratio in the model / alone.
+void print_profile(const std::vector<graph::SubgraphTime>& times, const std::vector<graph::SubgraphTime>& alone = {});
 
 }  // namespace tunectl::cmd

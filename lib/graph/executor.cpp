@@ -339,6 +339,26 @@ std::map<std::string, runtime::NDArray> Executor::run(const std::map<std::string
   return outputs;
 }
 
+std::vector<SubgraphTime> Executor::time_kernels_alone(const std::map<std::string, runtime::NDArray>& inputs,
+                                                       const runtime::TimingOptions& timing) {
+  Impl& m = *impl_;
+  internal_check(!m.device, "time_kernels_alone: the kernels run on a device");
+  run(inputs);  // also binds the graph inputs
+  std::vector<SubgraphTime> times;
+  for (size_t s = 0; s < m.launches.size(); ++s) {
+    const Launch& l = m.launches[s];
+    std::vector<std::span<const std::byte>> constants;
+    for (const runtime::NDArray& packed : l.packed) constants.push_back(packed.bytes());
+    for (size_t a = 0; a < l.args.size(); ++a) {
+      if (!l.packed_address[a] && m.slots.at(l.args[a]).home == Home::Constant)
+        constants.push_back(m.graph.constants.at(l.args[a]).bytes());
+    }
+    const runtime::TimingOptions t = runtime::flushing_only(timing, std::move(constants));
+    times.push_back({m.subgraphs[s].name, l.kernel->time(l.bound.data(), t).median()});
+  }
+  return times;
+}
+
 std::vector<PlannedLaunch> Executor::launch_plan() const {
   // On a device the plan is the same: the arena at the same offsets, each
   // constant and input in a buffer of its own (and nothing prepacked).

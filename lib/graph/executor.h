@@ -21,6 +21,7 @@
 #include "graph/graph.h"
 #include "graph/partition.h"
 #include "runtime/ndarray.h"
+#include "runtime/timer.h"
 #include "schedule/state.h"
 
 namespace tunectl::graph {
@@ -75,6 +76,15 @@ class Executor {
   // inputs by graph input name; UserError for a missing, extra or misshapen input.
   std::map<std::string, runtime::NDArray> run(const std::map<std::string, runtime::NDArray>& inputs);
   const std::vector<SubgraphTime>& profile() const;
+  // Each subgraph's kernel timed alone, after a run on `inputs`, in run
+  // order (so each reads the values it reads in a run): repeats of
+  // `timing` (its flush limited to the kernel's constants, prepacked copies
+  // included, runtime::flushing_only), as the tuner times a candidate; the
+  // median of each. Against a run's time, what is lost between kernels in
+  // this process now, free of how the machine ran when the log was made.
+  // Host kernels only (InternalError on a device).
+  std::vector<SubgraphTime> time_kernels_alone(const std::map<std::string, runtime::NDArray>& inputs,
+                                               const runtime::TimingOptions& timing);
   // The subgraphs, in the order they run (their DAGs name their workload keys).
   const std::vector<Subgraph>& subgraphs() const;
   // What a run does, for a deployed model (deploy/) to do the same without

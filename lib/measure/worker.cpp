@@ -106,10 +106,6 @@ std::string out_of_memory(const MeasureOptions& options) {
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-std::span<const std::byte> bytes_of(const runtime::NDArray& a) {
-  return {static_cast<const std::byte*>(a.raw()), a.num_bytes()};
-}
-
 // The parent's next command line; exits quietly once the parent has closed
 // the socket (the batch is over, or the parent died).
 std::string next_command(int fd) {
@@ -204,24 +200,29 @@ void check_and_time(int fd, size_t index, const MeasureInput& input, const runti
 
 runtime::TimingOptions timing_options_for(const te::ComputeDAG& dag, const std::vector<runtime::NDArray>& inputs,
                                           const std::vector<runtime::NDArray>& packed, const MeasureOptions& options) {
-  runtime::TimingOptions timing;
   if (options.backend->builds_device_code()) {
+    runtime::TimingOptions timing;
     timing.repeats = options.repeats;
     timing.min_repeat_seconds = options.min_repeat_seconds;
     timing.flush_cache = options.flush_cache;
     return timing;
   }
-  timing.repeats = options.cpu_calls;
-  timing.min_repeat_seconds = 0;  // one call per repeat
   const std::vector<te::Tensor> placeholders = dag.placeholders();
   internal_check(placeholders.size() == inputs.size(), "timing: ", inputs.size(), " inputs for ",
                  placeholders.size(), " placeholders");
+  std::vector<std::span<const std::byte>> constants;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (placeholders[i]->constant) timing.flush_buffers.push_back(bytes_of(inputs[i]));
+    if (placeholders[i]->constant) constants.push_back(inputs[i].bytes());
   }
-  for (const runtime::NDArray& a : packed) timing.flush_buffers.push_back(bytes_of(a));
-  // Nothing constant: nothing to evict (an empty list would flush the whole cache).
-  timing.flush_cache = options.flush_cache && !timing.flush_buffers.empty();
+  for (const runtime::NDArray& a : packed) constants.push_back(a.bytes());
+  return runtime::flushing_only(host_call_timing(options), std::move(constants));
+}
+
+runtime::TimingOptions host_call_timing(const MeasureOptions& options) {
+  runtime::TimingOptions timing;
+  timing.repeats = options.cpu_calls;
+  timing.min_repeat_seconds = 0;  // one call per repeat
+  timing.flush_cache = options.flush_cache;
   return timing;
 }
 

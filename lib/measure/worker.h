@@ -33,6 +33,10 @@ namespace tunectl::measure {
 runtime::TimingOptions timing_options_for(const te::ComputeDAG& dag, const std::vector<runtime::NDArray>& inputs,
                                           const std::vector<runtime::NDArray>& packed, const MeasureOptions& options);
 
+// The host CPU's part of it before the flush is limited to the constants
+// (runtime::flushing_only): cpu_calls single calls.
+runtime::TimingOptions host_call_timing(const MeasureOptions& options);
+
 // Runs in the forked worker until the parent closes the socket; never returns.
 // references holds each input's reference (inputs and expected outputs).
 [[noreturn]] void serve_batch(int fd, const std::vector<MeasureInput>& inputs,

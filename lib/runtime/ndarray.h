@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@ class NDArray {
   size_t num_bytes() const;
   void* raw() { return data_.get(); }
   const void* raw() const { return data_.get(); }
+  std::span<const std::byte> bytes() const { return {static_cast<const std::byte*>(raw()), num_bytes()}; }
   template <typename T>
   T* data() { return static_cast<T*>(raw()); }
   template <typename T>

@@ -61,6 +61,12 @@ void flush_buffers(const std::vector<std::span<const std::byte>>& buffers) {
 #endif
 }
 
+TimingOptions flushing_only(TimingOptions options, std::vector<std::span<const std::byte>> buffers) {
+  options.flush_cache = options.flush_cache && !buffers.empty();
+  options.flush_buffers = std::move(buffers);
+  return options;
+}
+
 Timing time_function(const std::function<void()>& fn, const TimingOptions& options) {
   return time_interleaved({fn}, options).front();
 }

@@ -41,6 +41,11 @@ Timing time_function(const std::function<void()>& fn, const TimingOptions& optio
 // all of them alike and their ratio stays fair. One Timing per function.
 std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& fns, const TimingOptions& options = {});
 
+// `options` with its flush limited to the cache lines of `buffers` (what a
+// kernel reads that a model run would not have warmed: its constants), and
+// no flush when there are none (an empty list would flush the whole cache).
+TimingOptions flushing_only(TimingOptions options, std::vector<std::span<const std::byte>> buffers);
+
 // Evicts the caches by reading a buffer larger than the last level (made on
 // the first call; call it once before forking workers so they share it).
 void flush_cpu_cache();

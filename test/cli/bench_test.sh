@@ -57,6 +57,10 @@ expect 0 "trials" -- "$tunectl" tune "$model" --layout nchw --trials 8 --jobs 1 
 expect 0 "of 7 tasks" -- "$tunectl" bench "$model" --log "$work/cnn.json" --repeats 2 --layout nchw
 expect 0 "speedup:" -- "$tunectl" bench "$model" --log "$work/cnn.json" --repeats 2 --profile
 expect 0 "activation memory" -- "$tunectl" bench "$model" --repeats 2
+# Without a log the default kernels are timed alone too (as the tuner times
+# them), and --profile sets each against its time in the model.
+expect 0 "timed alone now, as the tuner times them" -- "$tunectl" bench "$model" --repeats 2
+expect 0 "alone ms  in model" -- "$tunectl" bench "$model" --repeats 2 --profile
 # --tuned-only: the tuned run alone, with the time lost between kernels.
 # The committed logs cover every task of both layouts; auto runs the faster
 # by its records (NCHW on small_cnn's 32x32 images); 8 trials cover few.
@@ -69,7 +73,7 @@ expect 0 "output float32 [1x10]" -- "$tunectl" run "$model" --input "input=$repo
 if host_cnn_log "$tunectl"; then
   expect 0 "layout nchw (auto" -- "$tunectl" bench "$model" --log "$host_log" --target "$host_cpu" \
     --tuned-only --repeats 2
-  expect 0 "kernels alone (sum of the log's best over 7 subgraphs)" -- "$tunectl" bench "$model" --log "$host_log" \
+  expect 0 "the log's best, as measured when it was tuned" -- "$tunectl" bench "$model" --log "$host_log" \
     --target "$host_cpu" --tuned-only --repeats 2
   # run --log: the same log's schedules in `tunectl run`.
   expect 0 "tuned schedules from $host_log for 7 of 7 tasks" -- "$tunectl" run "$model" --target "$host_cpu" \
@@ -84,13 +88,13 @@ if host_cnn_log "$tunectl"; then
 else
   skip 6 "this CPU runs the code of no committed small_cnn log (znver4, x86-64-v4 nor x86-64-v3)"
 fi
-expect 0 "time lost between kernels is unknown" -- "$tunectl" bench "$model" --log "$work/cnn.json" --tuned-only \
-  --repeats 2 --layout nchw
+expect 0 "subgraphs have no measured record (0 only an estimate)" -- "$tunectl" bench "$model" --log "$work/cnn.json" \
+  --tuned-only --repeats 2 --layout nchw
 # A constructed log's records are estimates: no kernel time to set the end
 # to end time against.
 expect 0 "constructed task 7/7" -- "$tunectl" tune "$model" --layout nchw --search construct \
   --log "$work/constructed.json" --kernels "$work/constructed.kernels"
-expect 0 "7 of 7 subgraphs have no measured log record (7 only an estimate)" -- "$tunectl" bench "$model" \
+expect 0 "7 of 7 subgraphs have no measured record (7 only an estimate)" -- "$tunectl" bench "$model" \
   --log "$work/constructed.json" --tuned-only --repeats 2 --layout nchw
 expect 2 "--tuned-only needs --log" -- "$tunectl" bench "$model" --tuned-only
 # A log that covers some tasks: the rest run default schedules, named.
