@@ -116,11 +116,19 @@ void run_bench_model(const BenchOptions& o) {
   std::map<std::string, runtime::NDArray> inputs;
   std::optional<TuningLogs> logs;
   if (!o.log.empty()) logs = read_tuning_logs(o.log, o.backend->target().str());
-  const graph::Graph g =
-      choose_layout(layout_candidates(specialize_model(o.model, o.model_inputs), o.layout, o.backend->target()),
-                    logs ? &*logs : nullptr)
-          .graph;
+  // The default schedules run in the layout a run without a log takes (what
+  // the model runs like untuned), the tuned ones in the layout the log
+  // chooses: under --layout auto they may differ, and the speedup is then
+  // that of tuning as a whole, the layout included.
+  LaidOutModel untuned, chosen;
+  {
+    std::vector<LaidOutModel> candidates =
+        layout_candidates(specialize_model(o.model, o.model_inputs), o.layout, o.backend->target());
+    if (!o.tuned_only) untuned = choose_layout(candidates, nullptr);
+    if (logs) chosen = choose_layout(std::move(candidates), &*logs);
+  }
   if (!o.tuned_only) {
+    const graph::Graph& g = untuned.graph;
     graph::ExecutorOptions default_options;
     default_options.backend = o.backend;
     default_options.profile = o.profile && o.log.empty();
@@ -130,7 +138,8 @@ void run_bench_model(const BenchOptions& o) {
     std::printf("%s: %zu subgraphs, %d threads, %d runs each\n", o.model.c_str(), base->model.num_subgraphs,
                 runtime::num_threads(), o.repeats);
     base_t = time_model(base->model, inputs, o.repeats);
-    std::printf("%-8s compiled in %5.1f s; %s\n", "default", base->compile_s, timing_summary(*base_t).c_str());
+    std::printf("%-8s compiled in %5.1f s; %s; layout %s\n", "default", base->compile_s,
+                timing_summary(*base_t).c_str(), untuned.layout.c_str());
     if (o.log.empty()) {
       std::printf("activation memory: %.2f MiB planned (%.2f MiB without reuse)\n",
                   base->model.executor.planned_bytes() / 1048576.0,
@@ -148,7 +157,7 @@ void run_bench_model(const BenchOptions& o) {
   tuned_options.profile = o.profile;
   tuned_options.launch_graph = o.launch_graph;
   tuned_options.schedule = schedules_from_log(*logs, coverage);
-  Variant tuned = load(g, tuned_options);
+  Variant tuned = load(chosen.graph, tuned_options);
   if (base) {
     compare_runs(tuned.model.executor.run(inputs), base->model.executor.run(inputs));
   } else {
@@ -157,10 +166,13 @@ void run_bench_model(const BenchOptions& o) {
                 runtime::num_threads(), o.repeats);
   }
   runtime::Timing tuned_t = time_model(tuned.model, inputs, o.repeats);
-  std::printf("%-8s compiled in %5.1f s; %s\n", "tuned", tuned.compile_s, timing_summary(tuned_t).c_str());
+  std::printf("%-8s compiled in %5.1f s; %s; layout %s\n", "tuned", tuned.compile_s, timing_summary(tuned_t).c_str(),
+              chosen.layout.c_str());
   if (base_t) {
-    std::printf("speedup: %.2fx (default median / tuned median); the log covers %zu of %zu tasks\n",
-                base_t->median() / tuned_t.median(), coverage.covered.size(), coverage.seen.size());
+    std::printf("speedup: %.2fx (default median / tuned median%s); the log covers %zu of %zu tasks\n",
+                base_t->median() / tuned_t.median(),
+                untuned.layout == chosen.layout ? "" : ", the layout the log chose included", coverage.covered.size(),
+                coverage.seen.size());
   } else {
     std::printf("the log covers %zu of %zu tasks\n", coverage.covered.size(), coverage.seen.size());
   }
