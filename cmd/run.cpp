@@ -259,7 +259,14 @@ void run_model(const RunOptions& o) {
                                  o.log.empty() ? nullptr : &logs)
                       .graph;
   LoadedModel m = load_model(g, executor_options);
-  if (!o.log.empty()) {
+  if (o.log.empty()) {
+    // The default schedules are the unscheduled loops (light ResNet-50 on
+    // two Xeon cores within one hour: 4.49 s a run, 165 ms constructed, 65 ms
+    // tuned).
+    std::printf("default schedules (no --log): `tunectl tune %s --search construct` builds every task's program in "
+                "seconds, `tunectl tune` measures better ones\n",
+                o.model.c_str());
+  } else {
     std::printf("tuned schedules from %s for %zu of %zu tasks\n", o.log.c_str(), coverage.covered.size(),
                 coverage.seen.size());
     if (coverage.covered.size() < coverage.seen.size())
