@@ -25,6 +25,7 @@
 #include "cmd/model_runner.h"
 #include "ir/error.h"
 #include "measure/worker.h"
+#include "tune/constant_footprint.h"
 #include "runtime/thread_pool.h"
 
 namespace tunectl::cmd {
@@ -100,11 +101,15 @@ void print_kernel_gap(const graph::Executor& executor, const std::vector<graph::
   print_gap("the log's best, as measured when it was tuned", kernels_s, end_to_end_s);
 }
 
-// The kernels of a host model alone (print_kernel_gap); nothing on a device.
-std::vector<graph::SubgraphTime> kernels_alone(LoadedModel& m, const std::map<std::string, runtime::NDArray>& inputs,
+// The kernels of a host model alone (print_kernel_gap), timed as the tuner
+// times them (tune::set_cpu_timing); nothing on a device.
+std::vector<graph::SubgraphTime> kernels_alone(LoadedModel& m, const LaidOutModel& laid_out,
+                                               const std::map<std::string, runtime::NDArray>& inputs,
                                                const BenchOptions& o) {
   if (o.backend->builds_device_code()) return {};
-  return m.executor.time_kernels_alone(inputs, measure::host_call_timing(measure::MeasureOptions{}));
+  measure::MeasureOptions measure_options;
+  tune::set_cpu_timing(measure_options, laid_out.tasks, o.backend->target());
+  return m.executor.time_kernels_alone(inputs, measure::host_call_timing(measure_options));
 }
 
 }  // namespace
@@ -144,7 +149,7 @@ void run_bench_model(const BenchOptions& o) {
       std::printf("activation memory: %.2f MiB planned (%.2f MiB without reuse)\n",
                   base->model.executor.planned_bytes() / 1048576.0,
                   base->model.executor.unplanned_bytes() / 1048576.0);
-      const std::vector<graph::SubgraphTime> alone = kernels_alone(base->model, inputs, o);
+      const std::vector<graph::SubgraphTime> alone = kernels_alone(base->model, untuned, inputs, o);
       print_kernel_gap(base->model.executor, alone, nullptr, base_t->median());
       if (o.profile) print_profile(base->model.executor.profile(), alone);
       return;
@@ -176,7 +181,7 @@ void run_bench_model(const BenchOptions& o) {
   } else {
     std::printf("the log covers %zu of %zu tasks\n", coverage.covered.size(), coverage.seen.size());
   }
-  const std::vector<graph::SubgraphTime> alone = kernels_alone(tuned.model, inputs, o);
+  const std::vector<graph::SubgraphTime> alone = kernels_alone(tuned.model, chosen, inputs, o);
   print_kernel_gap(tuned.model.executor, alone, &*logs, tuned_t.median());
   if (o.profile) print_profile(tuned.model.executor.profile(), alone);
 }

@@ -366,6 +366,7 @@ Measurer::Measurer(MeasureOptions options) : options_(std::move(options)) {
   // Makes the flush buffer here, once, for every worker to share (where
   // there is no flush of single buffers: runtime::flush_buffers).
   if (options_.flush_cache) runtime::flush_cpu_cache();
+  if (options_.evict_private_bytes > 0) runtime::evict_private_caches(options_.evict_private_bytes);
 }
 
 Measurer::Reference& Measurer::reference_for(const std::shared_ptr<const te::ComputeDAG>& dag) {

@@ -136,6 +136,7 @@ struct MeasureOptions {
   int repeats = 3;
   double min_repeat_seconds = 0.02;
   bool flush_cache = true;           // CPU: evict the constants before each call; GPU: flush L2 between repeats
+  int64_t evict_private_bytes = 0;   // CPU: runtime::TimingOptions::evict_private_bytes
   bool check_reference = true;       // compare the output with te::evaluate first
   check::Tolerance tolerance;        // for that comparison
   uint64_t reference_seed = 1;       // seed of the check inputs (also the timing inputs)

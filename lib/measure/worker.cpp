@@ -223,6 +223,7 @@ runtime::TimingOptions host_call_timing(const MeasureOptions& options) {
   timing.repeats = options.cpu_calls;
   timing.min_repeat_seconds = 0;  // one call per repeat
   timing.flush_cache = options.flush_cache;
+  timing.evict_private_bytes = options.evict_private_bytes;
   return timing;
 }
 

@@ -11,6 +11,7 @@
 #endif
 
 #include "ir/error.h"
+#include "runtime/thread_pool.h"
 
 namespace tunectl::runtime {
 
@@ -41,6 +42,33 @@ void flush_cpu_cache() {
   uint8_t acc = 0;
   for (size_t i = 0; i < sink.size(); i += 64) acc = static_cast<uint8_t>(acc + sink[i]);
   volatile uint8_t keep = acc;
+  (void)keep;
+}
+
+void evict_private_caches(int64_t bytes) {
+  // Read, never written, as flush_cpu_cache's buffer (shared after a fork).
+  static std::vector<uint8_t> scratch;
+  const int threads = num_threads();
+  const size_t want = static_cast<size_t>(bytes) * static_cast<size_t>(threads);
+  if (scratch.size() < want) scratch.assign(want, 1);
+  struct Closure {
+    const uint8_t* data;
+    size_t bytes;
+    std::vector<uint8_t> sums;  // one per thread, so the reads are not optimized away
+  } c{scratch.data(), static_cast<size_t>(bytes), std::vector<uint8_t>(threads, 0)};
+  // One iteration per thread: the pool runs chunk w on its worker w.
+  tunectl_parallel_for(
+      [](void* p, int64_t begin, int64_t end) {
+        auto* c = static_cast<Closure*>(p);
+        for (int64_t t = begin; t < end; ++t) {
+          uint8_t acc = 0;
+          const uint8_t* block = c->data + static_cast<size_t>(t) * c->bytes;
+          for (size_t i = 0; i < c->bytes; i += 64) acc = static_cast<uint8_t>(acc + block[i]);
+          c->sums[t] = acc;
+        }
+      },
+      &c, threads);
+  volatile uint8_t keep = c.sums[0];
   (void)keep;
 }
 
@@ -88,6 +116,7 @@ std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& f
       } else if (options.flush_cache) {
         flush_cpu_cache();
       }
+      if (options.evict_private_bytes > 0) evict_private_caches(options.evict_private_bytes);
       if (options.settle_seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(options.settle_seconds));
       double t0 = now_seconds();
       for (int i = 0; i < number[f]; ++i) fns[f]();

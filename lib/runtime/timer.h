@@ -21,6 +21,13 @@ struct TimingOptions {
   // millisecond instead of 2.5 ms, and instead of ~90 ms of page faults in a
   // process forked since the sweep buffer was made.
   std::vector<std::span<const std::byte>> flush_buffers;
+  // > 0: before each repeat every thread of the pool (thread_pool.h) reads
+  // this many bytes of a scratch block of its own (twice its L2), which
+  // empties its private caches into the L3: the timed calls find their
+  // data there at best, as a kernel inside a model finds weights that fit
+  // the L3 but not the L2 (tune/constant_footprint.h). Independent of
+  // flush_cache.
+  int64_t evict_private_bytes = 0;
   // Sleep before each repeat, so that the idle threads of another runtime
   // (OpenMP's workers spin for milliseconds after a parallel region) have
   // gone to sleep before the timed calls start.
@@ -45,6 +52,11 @@ std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& f
 // kernel reads that a model run would not have warmed: its constants), and
 // no flush when there are none (an empty list would flush the whole cache).
 TimingOptions flushing_only(TimingOptions options, std::vector<std::span<const std::byte>> buffers);
+
+// Each thread of the pool reads `bytes` of a scratch block of its own (made
+// on the first call, grown when asked for more; call it once before forking
+// workers so they share it): TimingOptions::evict_private_bytes.
+void evict_private_caches(int64_t bytes);
 
 // Evicts the caches by reading a buffer larger than the last level (made on
 // the first call; call it once before forking workers so they share it).

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "measure/measure.h"
 #include "target/target.h"
 #include "tasks/extract.h"
 
@@ -24,10 +25,24 @@ struct ConstantFootprint {
   int64_t bytes = 0;     // sum over tasks of weight x the bytes of the DAG's constant placeholders
   int64_t l3_bytes = 0;  // the host's last-level cache
   bool exceeds_cache() const { return bytes > l3_bytes; }
-  // "97.6 MiB of constants > 32 MiB L3: evicted before each timed call".
+  // "97.6 MiB of constants > 32 MiB L3: evicted before each timed call",
+  // or "... <= ...: left in the L3, the L2 emptied before each timed call".
   std::string describe() const;
 };
 
 ConstantFootprint constant_footprint(const std::vector<tasks::Task>& tasks, const target::Target& target);
+
+// How the tuner times CPU candidates of these tasks, and `bench MODEL` its
+// kernels alone: constants over the L3 evicted before each call
+// (flush_cache); constants that fit left in the L3, with every thread's L1
+// and L2 emptied before each call (evict_private_bytes: twice the L2), as
+// inside a model, where the other kernels have passed through the L2 since
+// a kernel last ran. Timed with the L2 warm instead, light SqueezeNet's
+// Winograd convolutions (transformed weights up to 2.4 MB) ran 1.2-1.7x
+// their logged time in the model, and `auto` chose them where the direct
+// convolutions ran faster there. options.flush_cache false (warm timing,
+// asked for) stays so.
+void set_cpu_timing(measure::MeasureOptions& options, const std::vector<tasks::Task>& tasks,
+                    const target::Target& target);
 
 }  // namespace tunectl::tune

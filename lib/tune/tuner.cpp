@@ -242,7 +242,7 @@ TuneSummary Tuner::run() {
   measure::MeasureOptions measure_options = o_.measure;
   measure_options.backend = backend_;
   if (!backend_->builds_device_code()) {
-    measure_options.flush_cache = o_.measure.flush_cache && constant_footprint(tasks_, backend_->target()).exceeds_cache();
+    set_cpu_timing(measure_options, tasks_, backend_->target());
   }
   measurer_ = std::make_unique<measure::Measurer>(measure_options);
   writer_ = std::make_unique<log::LogWriter>(o_.log_path);

@@ -92,9 +92,11 @@ TEST_CASE("on the CPU each timed call is alone, after the constants alone were e
   const std::vector<runtime::NDArray> packed = {runtime::NDArray(ir::DType::Float32, {3, 8, 8})};
   measure::MeasureOptions o = fast_options();
   o.cpu_calls = 7;
+  o.evict_private_bytes = 4096;
   o.backend = backend::host_backend();
   runtime::TimingOptions t = measure::timing_options_for(*gemm, inputs, packed, o);
   CHECK(t.repeats == 7);
+  CHECK(t.evict_private_bytes == 4096);
   CHECK(t.min_repeat_seconds == 0);
   CHECK(t.flush_cache);
   REQUIRE(t.flush_buffers.size() == 2);

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "runtime/thread_pool.h"
 #include "runtime/timer.h"
 
 using namespace tunectl;
@@ -20,6 +21,22 @@ TEST_CASE("time_interleaved alternates the functions repeat by repeat", "[unit]"
   REQUIRE(t.size() == 2);
   CHECK(t[0].seconds_per_call.size() == 3);
   CHECK(t[1].seconds_per_call.size() == 3);
+}
+
+TEST_CASE("emptying the private caches before each repeat leaves the repeats as they are", "[unit]") {
+  runtime::set_num_threads(2);
+  std::string trace;
+  runtime::TimingOptions o;
+  o.repeats = 3;
+  o.min_repeat_seconds = 0;
+  o.flush_cache = false;
+  o.evict_private_bytes = 64 << 10;  // every pool thread reads 64 KiB of its own scratch block
+  std::vector<runtime::Timing> t = runtime::time_interleaved({[&] { trace += 'a'; }, [&] { trace += 'b'; }}, o);
+  CHECK(trace == "ab" "ab" "ab" "ab");
+  CHECK(t[0].seconds_per_call.size() == 3);
+  // A larger block later grows the scratch instead of reading past it.
+  runtime::evict_private_caches(256 << 10);
+  runtime::set_num_threads(0);
 }
 
 TEST_CASE("time_function repeats until a repeat lasts the minimum time", "[unit]") {

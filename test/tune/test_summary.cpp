@@ -182,9 +182,26 @@ TEST_CASE("a model's constants are counted per subgraph and weighed against the 
   tune::ConstantFootprint f = tune::constant_footprint({gemm, tune_test::small_matmul()}, target);
   CHECK(f.bytes == 3 * 8 * 24 * 4);
   CHECK_FALSE(f.exceeds_cache());
-  CHECK(f.describe().find("left in the caches") != std::string::npos);
+  CHECK(f.describe().find("left in the L3, the L2 emptied before each timed call") != std::string::npos);
+  // Constants that fit: left in the L3, each thread's L2 emptied (twice its size read).
+  target.l2_bytes = 1 << 20;
+  measure::MeasureOptions o;
+  tune::set_cpu_timing(o, {gemm, tune_test::small_matmul()}, target);
+  CHECK_FALSE(o.flush_cache);
+  CHECK(o.evict_private_bytes == 2 << 20);
   target.l3_bytes -= 1;
   f = tune::constant_footprint({gemm}, target);
   CHECK(f.exceeds_cache());
   CHECK(f.describe().find("evicted before each timed call") != std::string::npos);
+  // Constants over the L3: evicted before each call, nothing else.
+  o = {};
+  tune::set_cpu_timing(o, {gemm}, target);
+  CHECK(o.flush_cache);
+  CHECK(o.evict_private_bytes == 0);
+  // Warm timing asked for (flush_cache false) stays warm.
+  o = {};
+  o.flush_cache = false;
+  tune::set_cpu_timing(o, {gemm}, target);
+  CHECK_FALSE(o.flush_cache);
+  CHECK(o.evict_private_bytes == 0);
 }
