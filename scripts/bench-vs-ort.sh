@@ -9,7 +9,8 @@
 # runs of ONNX Runtime and of tunectl (`tunectl bench MODEL [--log LOG
 # --tuned-only]`), in alternating order so that load on a shared machine hits
 # both alike. Prints every round's medians, the median over rounds, and the
-# ratio. Both sides use THREADS threads (default: all cores).
+# ratio, and the median, min and max of the rounds' own ratios. Both sides
+# use THREADS threads (default: all cores).
 #
 # Environment: THREADS, ROUNDS (5), RUNS (20), TUNECTL (build/cmd/tunectl),
 # TARGET (tunectl's --target, default this CPU: e.g. "llvm -mcpu=znver4" to
@@ -55,6 +56,7 @@ bench_args=()
 [ -z "${LAYOUT:-}" ] || bench_args+=(--layout "$LAYOUT")
 ort_ms=()
 tunectl_ms=()
+ratios=()
 time_ort() { ort time "$model" "$runs" | sed -n 's/.*"median_ms":\([0-9.e+-]*\).*/\1/p'; }
 time_tunectl() {
   tunectl bench "$model" "${bench_args[@]}" --repeats "$runs" | sed -n 's/^\(tuned\|default\) .*median \([0-9.]*\) ms.*/\2/p'
@@ -68,7 +70,9 @@ for round in $(seq 1 "$rounds"); do
   [ -n "$o" ] && [ -n "$t" ] || { echo "bench-vs-ort: a timing run printed no median" >&2; exit 1; }
   ort_ms+=("$o")
   tunectl_ms+=("$t")
-  printf 'round %d: ONNX Runtime %8.3f ms   tunectl %8.3f ms\n' "$round" "$o" "$t"
+  r="$(awk -v o="$o" -v t="$t" 'BEGIN { printf "%.3f", o / t }')"
+  ratios+=("$r")
+  printf 'round %d: ONNX Runtime %8.3f ms   tunectl %8.3f ms   ratio %s\n' "$round" "$o" "$t" "$r"
 done
 
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
@@ -77,3 +81,7 @@ t="$(median "${tunectl_ms[@]}")"
 printf '%-14s %12s\n' "" "median (ms)"
 printf '%-14s %12.3f\n' "ONNX Runtime" "$o" "tunectl" "$t"
 awk -v o="$o" -v t="$t" 'BEGIN { printf "tunectl is %.2fx %s than ONNX Runtime (ONNX Runtime median / tunectl median = %.2f)\n", (o > t ? o / t : t / o), (o > t ? "faster" : "slower"), o / t }'
+# A round's two sides run within seconds of each other, so its ratio is
+# what a shared host's drift from one minute to the next moves least.
+printf 'per round (ONNX Runtime / tunectl): median %.3f, min %.3f, max %.3f\n' "$(median "${ratios[@]}")" \
+  "$(printf '%s\n' "${ratios[@]}" | sort -g | head -1)" "$(printf '%s\n' "${ratios[@]}" | sort -g | tail -1)"
