@@ -49,8 +49,9 @@
 // interpreter per candidate. A run runs the kernel once on NaN-poisoned
 // outputs, compares with check::Tolerance, then times it on the same buffers
 // with runtime::time_function (one warm-up call, then on the CPU single
-// calls with the constants flushed before each; on a device repeats of
-// launches, MeasureOptions::cpu_calls and ::repeats).
+// calls with the constants flushed before each, or each thread's L2
+// emptied where they fit the L3, tune::set_cpu_timing; on a device repeats
+// of launches, MeasureOptions::cpu_calls and ::repeats).
 //
 // Caveats of fork without exec: call measure() from a thread while no other
 // thread of the caller holds a lock a worker needs (malloc is safe in glibc).
