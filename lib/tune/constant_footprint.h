@@ -38,10 +38,10 @@ ConstantFootprint constant_footprint(const std::vector<tasks::Task>& tasks, cons
 // and L2 emptied before each call (evict_private_bytes: twice the L2), as
 // inside a model, where the other kernels have passed through the L2 since
 // a kernel last ran. Timed with the L2 warm instead, light SqueezeNet's
-// Winograd convolutions (transformed weights up to 2.4 MB) ran 1.2-1.7x
-// their logged time in the model, and `auto` chose them where the direct
-// convolutions ran faster there. options.flush_cache false (warm timing,
-// asked for) stays so.
+// Winograd convolutions (transformed weights up to 2.4 MB) ran 1.1-1.4x
+// their warm time alone inside the model (the large direct ones 1.0-1.05x),
+// and `auto` chose between the two by the warm times. options.flush_cache
+// false (warm timing, asked for) stays so.
 void set_cpu_timing(measure::MeasureOptions& options, const std::vector<tasks::Task>& tasks,
                     const target::Target& target);
 
