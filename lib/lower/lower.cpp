@@ -11,6 +11,7 @@
 #include "lower/flatten.h"
 #include "lower/inject_virtual_threads.h"
 #include "lower/insert_barriers.h"
+#include "lower/partition_loops.h"
 #include "lower/unroll_fills.h"
 #include "lower/schedule_to_loops.h"
 #include "lower/simplify_loops.h"
@@ -40,6 +41,7 @@ const std::vector<Pass>& passes_for(target::TargetKind kind) {
   static const std::vector<Pass> llvm = {
       {"flatten_buffers", any_target<flatten_buffers>},
       {"simplify_loops", any_target<simplify_loops>},
+      {"partition_loops", any_target<partition_loops>},
   };
   static const std::vector<Pass> cuda = {
       {"flatten_buffers", any_target<flatten_buffers>},

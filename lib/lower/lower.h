@@ -4,7 +4,8 @@
 // target's passes: loop IR in, loop IR out, one pass per header, listed in
 // order once, in passes_for():
 //   llvm: flatten_buffers (flatten.h) -> simplify_loops (simplify_loops.h)
-//   cuda: the same, then check_gpu_launch (check_gpu_launch.h)
+//         -> partition_loops (partition_loops.h)
+//   cuda: flatten_buffers -> simplify_loops, then check_gpu_launch (check_gpu_launch.h)
 //         -> inject_virtual_threads (inject_virtual_threads.h)
 //         -> insert_barriers (insert_barriers.h)
 // A pass rewrites the kernel and its packing functions alike.

@@ -54,11 +54,32 @@ std::vector<int> parallel_fuses(const std::vector<Step>& h) {
   return out;
 }
 
+// Gives one length of a split any value that keeps the lengths' product
+// within the extent (and the innermost within max_innermost_split_factor),
+// so that tiles which do not divide their axis (6 rows of 1024: the last
+// tile partial, lower/partition_loops.h) are reached from dividing ones,
+// which moving prime factors never leaves.
+bool redraw_tile_length(schedule::SplitStep& sp, std::mt19937_64& rng, const SearchParams& params) {
+  const int level = pick(rng, static_cast<int>(sp.lengths.size()));
+  int64_t others = 1;
+  for (int i = 0; i < static_cast<int>(sp.lengths.size()); ++i)
+    if (i != level) others *= sp.lengths[i];
+  int64_t max = std::max<int64_t>(1, sp.extent / others);
+  if (level + 1 == static_cast<int>(sp.lengths.size())) max = std::min(max, params.max_innermost_split_factor);
+  const int64_t length = std::uniform_int_distribution<int64_t>(1, std::max<int64_t>(1, max))(rng);
+  if (length == sp.lengths[level]) return false;
+  sp.lengths[level] = length;
+  return true;
+}
+
 // Moves one prime factor between two parts of a split: its lengths or the
-// outer loop (extent / product). The lengths' product never exceeds the
-// extent, and the innermost stays within max_innermost_split_factor.
+// outer loop (extent / product); now and then (1 in 8, as the sampler
+// draws such lengths) redraws one length instead. The lengths' product
+// never exceeds the extent, and the innermost stays within
+// max_innermost_split_factor.
 bool mutate_tile_size(std::vector<Step>& h, int k, std::mt19937_64& rng, const SearchParams& params) {
   auto& sp = std::get<schedule::SplitStep>(h[k]);
+  if (pick(rng, 8) == 0) return redraw_tile_length(sp, rng, params);
   int64_t product = 1;
   for (int64_t l : sp.lengths) product *= l;
   // Part 0 is the outer loop; only its whole multiples of the product can move.

@@ -44,6 +44,13 @@ std::vector<float> update_row(const std::vector<std::vector<float>>& rows) {
   return {};
 }
 
+std::vector<std::vector<float>> update_rows(const std::vector<std::vector<float>>& rows) {
+  std::vector<std::vector<float>> out;
+  for (const auto& r : rows)
+    if (r[column("is_update")] == encoded(1)) out.push_back(r);
+  return out;
+}
+
 const ir::AllocateNode* find_allocate(const ir::Stmt& s) {
   if (!s) return nullptr;
   if (auto* a = s.as<ir::AllocateNode>()) return a;
@@ -111,20 +118,37 @@ TEST_CASE("features: vector lanes and parallel extent of a matmul", "[cpu]") {
 }
 
 TEST_CASE("features: guards of a non-dividing split are counted, executions stay within the trips", "[cpu]") {
-  // k (64) split by [6]: 11 x 6 = 66 iterations, 2 of them guarded off by
-  // k.0 * 6 + k.1 < 64. (Inner parts never outrun their parent: lowering
-  // shrinks them, leaf_loops.h; the overshoot is the outer part's.)
+  // j (64) split by [6], j.1 innermost and vectorized: 11 x 6 = 66 columns,
+  // 2 of them guarded off by j.0 * 6 + j.1 < 64. partition_loops cuts the
+  // serial j.0 after 10 whole tiles (a vector loop is not cut): one update
+  // store without the guard (60 columns), one with it (6, 4 executed).
+  // (Inner parts never outrun their parent: lowering shrinks them,
+  // leaf_loops.h; the overshoot is the outer part's.)
   auto dag = matmul_dag(64);
-  auto state = apply_steps(dag, nlohmann::json::parse(R"([["SP", 2, 2, 64, [6], true]])"));
-  auto row = update_row(search::extract_features(lower::lower(state, "k")));
-  CHECK(row[column("trip_product")] == encoded(64.0 * 64 * 66));
-  CHECK(row[column("exec_product")] <= row[column("trip_product")]);
-  CHECK(row[column("exec_product")] >= encoded(64.0 * 64 * 64));
-  CHECK(row[column("float_mul")] == row[column("exec_product")]);
-  CHECK(row[column("guard_ops")] > 0.0f);
+  auto state = apply_steps(dag, nlohmann::json::parse(
+                                    R"([["SP", 2, 1, 64, [6], true], ["RE", 2, [0, 1, 3, 2]], ["AN", 2, 3, "vectorize"]])"));
+  std::vector<std::vector<float>> rows = update_rows(search::extract_features(lower::lower(state, "k")));
+  REQUIRE(rows.size() == 2);
+  const auto& whole = rows[0][column("guard_ops")] == 0.0f ? rows[0] : rows[1];
+  const auto& partial = &whole == &rows[0] ? rows[1] : rows[0];
+  CHECK(whole[column("trip_product")] == encoded(64.0 * 60 * 64));
+  CHECK(whole[column("exec_product")] == whole[column("trip_product")]);
+  CHECK(partial[column("trip_product")] == encoded(64.0 * 6 * 64));
+  CHECK(partial[column("exec_product")] <= partial[column("trip_product")]);
+  CHECK(partial[column("exec_product")] >= encoded(64.0 * 4 * 64));
+  CHECK(partial[column("float_mul")] == partial[column("exec_product")]);
+  CHECK(partial[column("guard_ops")] > 0.0f);
   auto plain = update_row(search::extract_features(lower::lower(schedule::State::initial(dag), "k")));
   CHECK(plain[column("guard_ops")] == 0.0f);
   CHECK(plain[column("exec_product")] == plain[column("trip_product")]);
+  // With a serial i.0 the partial tile is cut off whole: 60 rows and 4, and
+  // no guard left.
+  auto serial = apply_steps(dag, nlohmann::json::parse(R"([["SP", 2, 0, 64, [6], true]])"));
+  std::vector<std::vector<float>> cut = update_rows(search::extract_features(lower::lower(serial, "k")));
+  REQUIRE(cut.size() == 2);
+  for (const auto& r : cut) CHECK(r[column("guard_ops")] == 0.0f);
+  CHECK(cut[0][column("trip_product")] == encoded(60.0 * 64 * 64));
+  CHECK(cut[1][column("trip_product")] == encoded(4.0 * 64 * 64));
 }
 
 TEST_CASE("features: a local accumulator reports its bytes", "[cpu]") {

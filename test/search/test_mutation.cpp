@@ -71,7 +71,7 @@ TEST_CASE("mutations of random schedules are valid and compute the reference", "
   CHECK(tag_counts["SP"] > 0);
 }
 
-TEST_CASE("mutation: tile sizes keep the product within the extent and the innermost bounded", "[mutation][cpu]") {
+TEST_CASE("mutation: tile sizes keep the product within the extent and the innermost bounded, dividing or not", "[mutation][cpu]") {
   auto dag = std::make_shared<const te::ComputeDAG>(ops::make_op_dag("matmul", {{"M", 64}, {"N", 48}, {"K", 96}}));
   schedule::State s = schedule::State::initial(dag);
   s.apply(schedule::SplitStep{2, 0, 64, {4, 2, 8}, true});
@@ -80,6 +80,7 @@ TEST_CASE("mutation: tile sizes keep the product within the extent and the inner
   params.max_innermost_split_factor = 16;
   std::mt19937_64 rng(5);
   std::set<std::vector<int64_t>> seen_first;
+  int non_dividing = 0;
   for (int i = 0; i < 200; ++i) {
     auto child = search::mutate(s, rng, params);
     REQUIRE(child);
@@ -89,12 +90,15 @@ TEST_CASE("mutation: tile sizes keep the product within the extent and the inner
       for (int64_t l : sp.lengths) product *= l;
       CHECK(product <= sp.extent);
       CHECK(sp.lengths.back() <= 16);
+      if (sp.extent % product != 0) ++non_dividing;
       if (sp.iter == 0) seen_first.insert(sp.lengths);
     }
     s = std::move(*child);
   }
-  // A random walk over the factorizations of 64 visits many of them.
+  // A random walk over the factorizations of 64 visits many of them, and
+  // tiles that do not divide their axis (a partial last tile) too.
   CHECK(seen_first.size() >= 8);
+  CHECK(non_dividing > 0);
 }
 
 TEST_CASE("mutation: unroll, compute-at and parallel granularity edits", "[mutation][cpu]") {
