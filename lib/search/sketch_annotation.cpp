@@ -95,6 +95,7 @@ void fill_stage_splits(std::vector<schedule::Step>& history, const std::vector<s
   const int64_t align =
       (tiled || rfactored) && chance(rng, params.aligned_vector_tile_prob) ? params.vector_lanes : 0;
   const bool bound_registers = tiled && chance(rng, params.register_tile_prob);
+  const bool fill_registers = bound_registers && chance(rng, params.full_register_tile_prob);
   const bool two_level = tiled && chance(rng, params.two_level_tile_prob);
   int64_t register_tile = 1;
   bool first_spatial = true;
@@ -108,6 +109,11 @@ void fill_stage_splits(std::vector<schedule::Step>& history, const std::vector<s
     split.lengths = sample_lengths(split.extent, split.lengths.size(),
                                    (spatial && first_spatial) || rfactored ? align : 0, max_innermost, rng);
     if (spatial && two_level) std::fill(split.lengths.begin(), split.lengths.end() - 1, 1);
+    if (spatial && !first_spatial && fill_registers) {
+      int64_t outer = 1;
+      for (size_t l = 0; l + 1 < split.lengths.size(); ++l) outer *= split.lengths[l];
+      split.lengths.back() = std::max<int64_t>(1, std::min(max_innermost, split.extent / outer));
+    }
     if (spatial) register_tile *= split.lengths.back();
     first_spatial = first_spatial && !spatial;
   }

@@ -212,6 +212,34 @@ TEST_CASE("annotation draws aligned vector tiles, bounded register tiles and two
   }
 }
 
+TEST_CASE("annotation may fill the register budget with a tile that does not divide its axis", "[sketch][unit]") {
+  // 128 rows: divisors give the row tile 1, 2 or 4 under 64 vector lanes;
+  // the whole budget is 384 / 64 = 6 rows, 24 accumulators.
+  auto dag = op_dag("matmul", {{"M", 128}, {"N", 256}, {"K", 64}});
+  search::SearchParams p;
+  p.aligned_vector_tile_prob = 1;
+  p.register_tile_prob = 1;
+  p.full_register_tile_prob = 1;
+  std::mt19937_64 rng(3);
+  std::vector<search::Candidate> states = search::sample_initial_population(search::generate_sketches(dag, p), 40, rng, p);
+  REQUIRE(states.size() == 40);
+  int non_dividing = 0;
+  for (const search::Candidate& c : states) {
+    INFO(schedule::steps_to_json(c.state.history).dump());
+    std::vector<const schedule::SplitStep*> spatial;
+    for (const schedule::Step& step : c.state.history)
+      if (auto* split = std::get_if<schedule::SplitStep>(&step); split && split->lengths.size() == 3)
+        spatial.push_back(split);
+    REQUIRE(spatial.size() == 2);
+    const int64_t vector = spatial[0]->lengths.back();
+    const schedule::SplitStep& rows = *spatial[1];
+    int64_t outer = rows.lengths[0] * rows.lengths[1];
+    CHECK(rows.lengths.back() == std::min(p.max_register_tile / vector, rows.extent / outer));
+    if (rows.extent % (outer * rows.lengths.back()) != 0) ++non_dividing;
+  }
+  CHECK(non_dividing > 0);
+}
+
 TEST_CASE("a channel-blocked convolution's padding may stay a stage of its own", "[sketch][unit]") {
   // Inlined, the padding's bounds check runs on every input load of the
   // tiled convolution's inner loop; a sketch computes it first instead.
