@@ -61,19 +61,23 @@ std::vector<double> run(const LoweredFunc& func) {
   return values;
 }
 
+// 38 elements in tiles of 4: for i in 0..9 (tiles), j in 0..3 (elements),
+// if (i * 4 + j < 38) out[i * 4 + j] = 2 * in[i * 4 + j].
+LoweredFunc tiled_copy(ForKind tiles, ForKind elements) {
+  Var i("i"), j("j");
+  Expr flat = i * make_int(4) + j;
+  Buffer in("in", DType::Float32, {kElems}), out("out", DType::Float32, {kElems});
+  Stmt store = make_if(flat < make_int(38), make_store(out, {flat}, make_load(in, {flat}) * 2.0));
+  return LoweredFunc{"tiled", {in, out},
+                     make_for(i, make_int(0), make_int(10), tiles, make_for(j, make_int(0), make_int(4), elements, store))};
+}
+
 LoweredFunc partitioned(const LoweredFunc& func) { return partition_loops(func); }
 
 }  // namespace
 
 TEST_CASE("partition_loops cuts the partial tile off a non-dividing split and drops every guard", "[cpu]") {
-  // 38 elements in tiles of 4: for i in 0..9, j in 0..3, if (i * 4 + j < 38).
-  Var i("i"), j("j");
-  Expr flat = i * make_int(4) + j;
-  Buffer in("in", DType::Float32, {kElems}), out("out", DType::Float32, {kElems});
-  Stmt store = make_if(flat < make_int(38), make_store(out, {flat}, make_load(in, {flat}) * 2.0));
-  LoweredFunc f{"tiled", {in, out},
-                make_for(i, make_int(0), make_int(10), ForKind::Serial,
-                         make_for(j, make_int(0), make_int(4), ForKind::Unrolled, store))};
+  LoweredFunc f = tiled_copy(ForKind::Serial, ForKind::Unrolled);
   LoweredFunc cut = partitioned(f);
   INFO(to_string(cut.body));
   const Shape s = shape_of(cut.body);
@@ -101,14 +105,7 @@ TEST_CASE("partition_loops keeps only the run where a two-sided guard holds", "[
 }
 
 TEST_CASE("partition_loops branches a parallel loop's body to its segments, one dispatch still", "[cpu]") {
-  // The tiled loop of the first case with the tile loop parallel.
-  Var i("i"), j("j");
-  Expr flat = i * make_int(4) + j;
-  Buffer in("in", DType::Float32, {kElems}), out("out", DType::Float32, {kElems});
-  Stmt store = make_if(flat < make_int(38), make_store(out, {flat}, make_load(in, {flat}) * 2.0));
-  LoweredFunc f{"tiled", {in, out},
-                make_for(i, make_int(0), make_int(10), ForKind::Parallel,
-                         make_for(j, make_int(0), make_int(4), ForKind::Serial, store))};
+  LoweredFunc f = tiled_copy(ForKind::Parallel, ForKind::Serial);
   LoweredFunc cut = partitioned(f);
   INFO(to_string(cut.body));
   const ForNode* loop = cut.body.as<ForNode>();

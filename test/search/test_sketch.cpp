@@ -30,6 +30,26 @@ using schedule::State;
 // Every sketch of dag and `full_samples` annotated states of each (CI: a
 // share, support/property_cases.h) compute the reference; annotation
 // succeeds for every sketch.
+// The tiled stage's spatial splits of a sampled matmul (3 lengths), in
+// history order: the first one is the last axis, whose innermost tile is
+// the vector loop.
+std::vector<const schedule::SplitStep*> tile_splits(const State& s) {
+  std::vector<const schedule::SplitStep*> spatial;
+  for (const schedule::Step& step : s.history)
+    if (auto* split = std::get_if<schedule::SplitStep>(&step); split && split->lengths.size() == 3)
+      spatial.push_back(split);
+  return spatial;
+}
+
+// 40 annotated samples of dag's sketches under p.
+std::vector<search::Candidate> samples(const std::shared_ptr<const te::ComputeDAG>& dag, const search::SearchParams& p,
+                                       uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<search::Candidate> states = search::sample_initial_population(search::generate_sketches(dag, p), 40, rng, p);
+  REQUIRE(states.size() == 40);
+  return states;
+}
+
 void check_dag(const std::shared_ptr<const te::ComputeDAG>& dag, int full_samples, uint64_t seed) {
   const int samples = testing::property_cases(full_samples);
   std::vector<State> sketches = search::generate_sketches(dag);
@@ -193,18 +213,10 @@ TEST_CASE("annotation draws aligned vector tiles, bounded register tiles and two
   p.aligned_vector_tile_prob = 1;
   p.register_tile_prob = 1;
   p.two_level_tile_prob = 1;
-  std::mt19937_64 rng(11);
-  std::vector<search::Candidate> states = search::sample_initial_population(search::generate_sketches(dag, p), 40, rng, p);
-  REQUIRE(states.size() == 40);
+  const std::vector<search::Candidate> states = samples(dag, p, 11);
   for (const search::Candidate& c : states) {
-    const State& s = c.state;
-    INFO(schedule::steps_to_json(s.history).dump());
-    // The tiled stage's spatial splits (3 lengths), in history order: the
-    // first one is the last axis, whose innermost tile is the vector loop.
-    std::vector<const schedule::SplitStep*> spatial;
-    for (const schedule::Step& step : s.history)
-      if (auto* split = std::get_if<schedule::SplitStep>(&step); split && split->lengths.size() == 3)
-        spatial.push_back(split);
+    INFO(schedule::steps_to_json(c.state.history).dump());
+    std::vector<const schedule::SplitStep*> spatial = tile_splits(c.state);
     REQUIRE(spatial.size() == 2);
     CHECK(spatial[0]->lengths.back() % p.vector_lanes == 0);
     CHECK(spatial[0]->lengths.back() * spatial[1]->lengths.back() <= p.max_register_tile);
@@ -220,16 +232,11 @@ TEST_CASE("annotation may fill the register budget with a tile that does not div
   p.aligned_vector_tile_prob = 1;
   p.register_tile_prob = 1;
   p.full_register_tile_prob = 1;
-  std::mt19937_64 rng(3);
-  std::vector<search::Candidate> states = search::sample_initial_population(search::generate_sketches(dag, p), 40, rng, p);
-  REQUIRE(states.size() == 40);
+  const std::vector<search::Candidate> states = samples(dag, p, 3);
   int non_dividing = 0;
   for (const search::Candidate& c : states) {
     INFO(schedule::steps_to_json(c.state.history).dump());
-    std::vector<const schedule::SplitStep*> spatial;
-    for (const schedule::Step& step : c.state.history)
-      if (auto* split = std::get_if<schedule::SplitStep>(&step); split && split->lengths.size() == 3)
-        spatial.push_back(split);
+    std::vector<const schedule::SplitStep*> spatial = tile_splits(c.state);
     REQUIRE(spatial.size() == 2);
     const int64_t vector = spatial[0]->lengths.back();
     const schedule::SplitStep& rows = *spatial[1];
