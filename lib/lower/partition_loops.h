@@ -3,8 +3,8 @@
 // 1024 rows into tiles of 6 guards every store of the tile with
 // `i.0 * 6 + i.1 < 1024`; left in the inner loop, that check made a
 // 6-row matmul tile (24 AVX-512 accumulators) run 2.1x as long as the
-// 4-row tile it beats once cut. For a serial or unrolled loop whose body has a
-// guard that is linear in the loop's variable, the loop is cut where the
+// 4-row tile it beats once cut. For a serial, unrolled or parallel loop whose
+// body has a guard that is linear in the loop's variable, the loop is cut where the
 // guard becomes decided for every inner iteration: a prefix and a suffix on
 // which it is provably true or false, and the undecided middle. The
 // simplifier then drops the decided guards, and with them the segments
