@@ -11,6 +11,7 @@
 # the library alone and runs it on seeded inputs: its outputs must match
 # `tunectl run` of the model (default schedules), and where the model has
 # ONNX test data, ONNX's expected output too.
+# JOBS=N logs are replayed at once (default: the cores).
 # Usage: scripts/regen-kernel-cache.sh [KERNEL_CACHE (default: build/kernel-cache)]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,16 +27,45 @@ if [ ${#logs[@]} -eq 0 ]; then
 fi
 check_dir=$(mktemp -d)
 trap 'rm -rf "$check_dir"' EXIT
-for log in "${logs[@]}"; do
+# replay_log LOG: replays LOG into the cache, then again (unchecked) into the
+# scratch folder, and requires the same files; its output is printed whole
+# when it is done (two replays' lines never interleave), its status goes to
+# <scratch>/<name>.status.
+replay_log() {
+  local log=$1 name status=0
   name=$(basename "$log" .json)
-  echo "== $log -> $cache/$name"
-  "$tunectl" replay "$log" --kernels "$cache/$name"
-  "$tunectl" replay "$log" --kernels "$check_dir/$name" --no-check >/dev/null
-  diff -r "$cache/$name" "$check_dir/$name" >/dev/null || {
-    echo "error: replaying $log twice gave different kernel files" >&2
-    exit 1
-  }
+  {
+    echo "== $log -> $cache/$name"
+    "$tunectl" replay "$log" --kernels "$cache/$name" &&
+      "$tunectl" replay "$log" --kernels "$check_dir/$name" --no-check >/dev/null &&
+      { diff -r "$cache/$name" "$check_dir/$name" >/dev/null ||
+          { echo "error: replaying $log twice gave different kernel files" >&2; false; }; }
+  } >"$check_dir/$name.out" 2>&1 || status=$?
+  echo "$status" >"$check_dir/$name.status"
+  cat "$check_dir/$name.out"
+}
+
+# A replay compiles on one thread, so JOBS logs (default: the cores) are
+# replayed at once.
+jobs=${JOBS:-$(nproc)}
+running=0
+for log in "${logs[@]}"; do
+  replay_log "$log" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
 done
+wait
+failed=0
+for log in "${logs[@]}"; do
+  [ "$(cat "$check_dir/$(basename "$log" .json).status")" = 0 ] || failed=1
+done
+if [ "$failed" -ne 0 ]; then
+  echo "error: a log's replay failed (above)" >&2
+  exit 1
+fi
 echo "kernel cache: ${#logs[@]} logs replayed and verified into $cache"
 
 # The model a log was tuned on (tuning_logs/README.md), or nothing.
