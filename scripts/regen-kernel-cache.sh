@@ -58,12 +58,12 @@ for log in "${logs[@]}"; do
   fi
 done
 wait
-failed=0
+failed=()
 for log in "${logs[@]}"; do
-  [ "$(cat "$check_dir/$(basename "$log" .json).status")" = 0 ] || failed=1
+  [ "$(cat "$check_dir/$(basename "$log" .json).status")" = 0 ] || failed+=("$log")
 done
-if [ "$failed" -ne 0 ]; then
-  echo "error: a log's replay failed (above)" >&2
+if [ ${#failed[@]} -ne 0 ]; then
+  echo "error: replaying ${failed[*]} failed (above)" >&2
   exit 1
 fi
 echo "kernel cache: ${#logs[@]} logs replayed and verified into $cache"
