@@ -1,13 +1,15 @@
 // The cost model on real measurements: annotated sketch states (random
 // annotations plus their mutations) of a small matmul and a small conv2d are
-// JIT-compiled and timed in process; XGBoost trained on a random 2/3 must
-// rank the held-out third of each task better than chance, with margin
-// ([slow]: about a minute of CPU, lowering, compiling and timing). The
-// random model's correlation is printed next to it as the baseline.
+// JIT-compiled and timed in process; XGBoost trained on two thirds of the
+// programs must rank the other third of each task better than chance, with
+// margin, in each of three folds on average ([timed]: about a minute and a
+// half of CPU, lowering, compiling and timing). The random model's
+// correlation is printed next to it as the baseline.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <random>
 #include <set>
@@ -51,7 +53,12 @@ std::vector<schedule::State> sample_states(std::shared_ptr<const te::ComputeDAG>
   return states;
 }
 
+// Times every state's kernel in kRounds interleaved rounds and keeps each
+// one's fastest round: a stretch of load on the machine then slows one round
+// of many programs instead of all rounds of a few, and load only ever adds
+// time.
 Measured measure(const te::ComputeDAG& dag, const std::vector<schedule::State>& states, int task_id) {
+  constexpr int kRounds = 3;
   Measured out;
   std::vector<runtime::NDArray> inputs = check::check_inputs(dag, 1);
   std::vector<runtime::NDArray> outputs = check::poisoned_outputs(dag);
@@ -59,87 +66,101 @@ Measured measure(const te::ComputeDAG& dag, const std::vector<schedule::State>& 
   for (auto& a : inputs) args.push_back(&a);
   for (auto& a : outputs) args.push_back(&a);
   std::vector<void*> raw = check::raw_pointers(args);
-  // Short repeats: the kernels take well under a millisecond to a few, and
-  // ranking needs relative times, not benchmark-grade ones.
-  runtime::TimingOptions timing{.repeats = 3, .min_repeat_seconds = 0.005, .flush_cache = false};
-  for (const auto& s : states) {
-    lower::LoweredFunc func = lower::lower(s, "kernel");
-    std::unique_ptr<runtime::Kernel> kernel = backend::host_backend()->build(func);
-    std::vector<runtime::NDArray> packed;
-    std::vector<void*> kernel_args = kernel->pack_inputs(raw, packed);
-    double seconds = runtime::time_function([&] { kernel->run(kernel_args.data()); }, timing).median();
+  std::vector<std::unique_ptr<runtime::Kernel>> kernels;
+  std::vector<std::vector<runtime::NDArray>> packed(states.size());
+  std::vector<std::vector<void*>> kernel_args;
+  for (size_t i = 0; i < states.size(); ++i) {
+    lower::LoweredFunc func = lower::lower(states[i], "kernel");
+    kernels.push_back(backend::host_backend()->build(func));
+    kernel_args.push_back(kernels.back()->pack_inputs(raw, packed[i]));
     search::ProgramFeatures f;
     f.task_id = task_id;
     f.rows = search::extract_features(func);
     out.programs.push_back(std::move(f));
-    out.throughputs.push_back(1.0 / seconds);
   }
+  // Short repeats: the kernels take well under a millisecond to a few, and
+  // ranking needs relative times, not benchmark-grade ones.
+  runtime::TimingOptions timing{.repeats = 3, .min_repeat_seconds = 0.005, .flush_cache = false};
+  std::vector<double> fastest(states.size(), std::numeric_limits<double>::infinity());
+  for (int round = 0; round < kRounds; ++round)
+    for (size_t i = 0; i < states.size(); ++i) {
+      double seconds =
+          runtime::time_function([&] { kernels[i]->run(kernel_args[i].data()); }, timing).median();
+      fastest[i] = std::min(fastest[i], seconds);
+    }
+  for (double seconds : fastest) out.throughputs.push_back(1.0 / seconds);
   return out;
 }
 
 }  // namespace
 
 TEST_CASE("cost model ranks held-out measured programs better than chance", "[cost_model][cpu][timed]") {
-  // Bounds from runs on a loaded 2-core machine, held-out Spearman of
-  // matmul 0.60-0.67 and conv2d 0.32-0.52 (random: |rho| < 0.15; with 46
-  // held-out programs chance has a standard deviation of about 0.15); on a
-  // 2-core Zen 3 with a second copy running beside it, matmul 0.53-0.60.
-  // [timed]: CTest runs it alone; sharing the cores with CI's other tests
-  // it once fell to 0.446.
+  // Held-out Spearman of one fold seen on 2-core machines: matmul 0.43
+  // (CI, 2026-12-02) to 0.82 (a Zen 5), conv2d 0.32-0.64; the random model
+  // |rho| < 0.2. With 46 held-out programs chance has a standard deviation
+  // of about 0.15 per fold, 0.09 for the mean of three, so the bounds on
+  // that mean sit 3.5 (matmul) and 2.3 (conv2d) deviations above chance
+  // while leaving room for machines on which the features rank worse.
   struct Task {
     std::string op;
     nlohmann::json params;
-    double min_spearman;
+    double min_mean_spearman;
   };
   const std::vector<Task> tasks = {
-      {"matmul", {{"M", 128}, {"N", 128}, {"K", 128}}, 0.45},
+      {"matmul", {{"M", 128}, {"N", 128}, {"K", 128}}, 0.3},
       {"conv2d", {{"N", 1}, {"C", 16}, {"H", 14}, {"W", 14}, {"K", 32}, {"R", 3}, {"S", 3}}, 0.2},
   };
   constexpr int kStatesPerTask = 140;
-  // One worker: five processes share two cores here, and parallel timings
-  // would rank by the machine's load instead of the programs.
+  constexpr int kFolds = 3;
+  // One worker: other processes may share the two cores, and parallel
+  // timings would rank by the machine's load instead of the programs.
   runtime::set_num_threads(1);
   std::vector<Measured> measured;
+  std::vector<std::vector<int>> fold_of(tasks.size());  // each program's fold, per task
+  std::mt19937_64 rng(7);
   for (size_t t = 0; t < tasks.size(); ++t) {
     auto dag = std::make_shared<const te::ComputeDAG>(ops::make_op_dag(tasks[t].op, tasks[t].params));
     measured.push_back(measure(*dag, sample_states(dag, kStatesPerTask, 100 + t), static_cast<int>(t)));
+    for (size_t i = 0; i < measured[t].programs.size(); ++i) fold_of[t].push_back(static_cast<int>(i % kFolds));
+    std::shuffle(fold_of[t].begin(), fold_of[t].end(), rng);
   }
 
-  // One model for both tasks (as the tuner uses it), trained on a random 2/3
-  // of each; ranking is judged per task, since scores of different tasks are
-  // not comparable.
-  std::mt19937_64 rng(7);
-  std::vector<search::ProgramFeatures> train;
-  std::vector<double> train_y;
-  std::vector<Measured> held_out(tasks.size());
-  for (size_t t = 0; t < tasks.size(); ++t) {
-    std::vector<size_t> order(measured[t].programs.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::shuffle(order.begin(), order.end(), rng);
-    for (size_t k = 0; k < order.size(); ++k) {
-      Measured& dst = held_out[t];
-      if (3 * k < 2 * order.size()) {
-        train.push_back(measured[t].programs[order[k]]);
-        train_y.push_back(measured[t].throughputs[order[k]]);
-      } else {
-        dst.programs.push_back(measured[t].programs[order[k]]);
-        dst.throughputs.push_back(measured[t].throughputs[order[k]]);
+  // Per fold, one model for both tasks (as the tuner uses it) trained on the
+  // other folds; ranking is judged per task, since scores of different tasks
+  // are not comparable.
+  std::vector<double> xgb_sum(tasks.size(), 0.0);
+  std::vector<double> random_sum(tasks.size(), 0.0);
+  for (int fold = 0; fold < kFolds; ++fold) {
+    std::vector<search::ProgramFeatures> train;
+    std::vector<double> train_y;
+    std::vector<Measured> held_out(tasks.size());
+    for (size_t t = 0; t < tasks.size(); ++t)
+      for (size_t i = 0; i < measured[t].programs.size(); ++i) {
+        bool held = fold_of[t][i] == fold;
+        (held ? held_out[t].programs : train).push_back(measured[t].programs[i]);
+        (held ? held_out[t].throughputs : train_y).push_back(measured[t].throughputs[i]);
       }
+    search::XgbCostModel xgb;
+    xgb.update(train, train_y);
+    search::RandomCostModel random(7 + fold);
+    for (size_t t = 0; t < tasks.size(); ++t) {
+      const Measured& h = held_out[t];
+      double rho_xgb = search::spearman(xgb.predict(h.programs), h.throughputs);
+      double rho_random = search::spearman(random.predict(h.programs), h.throughputs);
+      std::cout << tasks[t].op << " fold " << fold << ": held-out " << h.programs.size() << ", spearman xgb "
+                << rho_xgb << ", random " << rho_random << "\n";
+      xgb_sum[t] += rho_xgb;
+      random_sum[t] += rho_random;
     }
   }
-  search::XgbCostModel xgb;
-  xgb.update(train, train_y);
-  search::RandomCostModel random(7);
   for (size_t t = 0; t < tasks.size(); ++t) {
-    const Measured& h = held_out[t];
-    double rho_xgb = search::spearman(xgb.predict(h.programs), h.throughputs);
-    double rho_random = search::spearman(random.predict(h.programs), h.throughputs);
     double fastest = *std::max_element(measured[t].throughputs.begin(), measured[t].throughputs.end());
     double slowest = *std::min_element(measured[t].throughputs.begin(), measured[t].throughputs.end());
+    double mean_xgb = xgb_sum[t] / kFolds;
     std::cout << tasks[t].op << ": " << measured[t].programs.size() << " programs (throughput spread "
-              << fastest / slowest << "x), held-out " << h.programs.size() << ", spearman xgb " << rho_xgb
-              << ", random " << rho_random << "\n";
+              << fastest / slowest << "x), mean spearman xgb " << mean_xgb << ", random "
+              << random_sum[t] / kFolds << "\n";
     INFO(tasks[t].op);
-    CHECK(rho_xgb >= tasks[t].min_spearman);
+    CHECK(mean_xgb >= tasks[t].min_mean_spearman);
   }
 }
