@@ -11,6 +11,7 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler   # ONNX import
   libxgboost-dev                   # learned cost model
   libjemalloc-dev                  # the allocator of tunectl and the tests (search and lowering)
+  libboost-context-dev             # the GPU emulator's threads of a block, as fibers
   libdnnl-dev                      # oneDNN, the vendor baseline in benchmarks
   ocl-icd-opencl-dev               # only recommended by libdnnl-dev, but its CMake package needs OpenCL
   chromium zlib1g-dev              # the report test renders tunectl report's page and decodes the PNG

@@ -1,4 +1,4 @@
-// The threads of one GPU block run on one CPU thread, as fibers (ucontext)
+// The threads of one GPU block run on one CPU thread, as fibers (Boost.Context)
 // in lockstep between barriers: each round resumes every thread that has
 // not ended, and it runs until it reaches a barrier or ends; a round where
 // some threads wait at a barrier and others have ended is a barrier that

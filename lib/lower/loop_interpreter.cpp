@@ -28,6 +28,21 @@ double math_call(MathFunc f, DType t, const std::vector<double>& a) {
 // Out of line: the message prints e, which must not happen per evaluation.
 [[noreturn]] void division_by_zero(const Expr& e) { internal_fail("interpreter: division by zero in ", to_string(e)); }
 
+// Pops what a scope pushed onto a binding stack, however the scope ends.
+template <typename Stack>
+struct ScopedBinding {
+  Stack& stack;
+  size_t size = stack.size();
+  ~ScopedBinding() { stack.resize(size); }
+};
+
+template <typename Stack, typename Key>
+auto find_binding(Stack& stack, const Key* key) {
+  auto it = stack.rbegin();
+  while (it != stack.rend() && it->first != key) ++it;
+  return it;
+}
+
 }  // namespace
 
 void LoopInterpreter::exec(const Stmt& s) {
@@ -77,18 +92,19 @@ void LoopInterpreter::exec(const Stmt& s) {
 
 void LoopInterpreter::run_loop(const ForNode* op) {
   const int64_t lo = eval(op->min).i, n = eval(op->extent).i;
-  int64_t& slot = vars_[op->var.get()];  // stays valid: the map's nodes never move
+  ScopedBinding<decltype(vars_)> scope{vars_};
+  const size_t slot = vars_.size();  // an index: the body's bindings may move the stack
+  vars_.emplace_back(op->var.get(), lo);
   for (int64_t v = lo; v < lo + n; ++v) {
-    slot = v;
+    vars_[slot].second = v;
     exec(op->body);
   }
-  vars_.erase(op->var.get());
 }
 
 void LoopInterpreter::run_with(const Var& var, int64_t value, const Stmt& body) {
-  vars_[var.get()] = value;
+  ScopedBinding<decltype(vars_)> scope{vars_};
+  vars_.emplace_back(var.get(), value);
   exec(body);
-  vars_.erase(var.get());
 }
 
 runtime::NDArray LoopInterpreter::poisoned_scratch(const Buffer& b) {
@@ -106,10 +122,11 @@ void LoopInterpreter::allocate(const AllocateNode* op) {
 }
 
 void LoopInterpreter::run_with_buffer(const Buffer& b, runtime::NDArray* a, const Stmt& body) {
-  internal_check(buffers_.find(b.get()) == buffers_.end(), "interpreter: buffer ", b->name, " allocated twice");
-  buffers_[b.get()] = a;
+  internal_check(find_binding(buffers_, b.get()) == buffers_.rend(), "interpreter: buffer ", b->name,
+                 " allocated twice");
+  ScopedBinding<decltype(buffers_)> scope{buffers_};
+  buffers_.emplace_back(b.get(), a);
   exec(body);
-  buffers_.erase(b.get());
 }
 
 void LoopInterpreter::out_of_bounds(const Buffer& b, int64_t index, const Expr& index_expr) {
@@ -118,8 +135,8 @@ void LoopInterpreter::out_of_bounds(const Buffer& b, int64_t index, const Expr& 
 }
 
 runtime::NDArray* LoopInterpreter::lookup(const Buffer& b) {
-  auto it = buffers_.find(b.get());
-  internal_check(it != buffers_.end(), "interpreter: buffer ", b->name, " is neither an argument nor allocated");
+  auto it = find_binding(buffers_, b.get());
+  internal_check(it != buffers_.rend(), "interpreter: buffer ", b->name, " is neither an argument nor allocated");
   return it->second;
 }
 
@@ -136,8 +153,8 @@ LoopInterpreter::Value LoopInterpreter::eval(const Expr& e) {
     case ExprKind::IntImm: return {e.as<IntImmNode>()->value, 0};
     case ExprKind::FloatImm: return {0, round_to(t, e.as<FloatImmNode>()->value)};
     case ExprKind::Var: {
-      auto it = vars_.find(e.get());
-      internal_check(it != vars_.end(), "interpreter: unbound variable ", e.as<VarNode>()->name);
+      auto it = find_binding(vars_, e.get());
+      internal_check(it != vars_.rend(), "interpreter: unbound variable ", e.as<VarNode>()->name);
       return {it->second, 0};
     }
     case ExprKind::And: {

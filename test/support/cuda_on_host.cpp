@@ -18,10 +18,11 @@ namespace {
 
 // What the generated source uses of CUDA, for the host compiler. The runner
 // sets tc_current before it resumes a thread and tc_sync_hook to its
-// barrier.
-constexpr const char* kShim = R"(#include <cmath>
-#include <cstring>
-#include <math.h>
+// barrier. C's headers alone (compiled with -nostdinc++): the source calls
+// the C functions (expf and llabs, not std::exp), and libstdc++'s headers
+// took two thirds of each compile (0.39 -> 0.16 s for a GEMM's kernels).
+constexpr const char* kShim = R"(#include <math.h>
+#include <stdlib.h>
 struct tc_dim3 { unsigned x, y, z; };
 struct tc_thread_state { tc_dim3 thread, block; };
 extern "C" { tc_thread_state* tc_current = nullptr; void (*tc_sync_hook)() = nullptr; }
@@ -48,14 +49,14 @@ template <typename T> T __shfl_xor_sync(unsigned, T v, unsigned offset, unsigned
 }
 struct alignas(16) float4 { float x, y, z, w; };
 struct alignas(8) float2 { float x, y; };
-inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
-inline double __longlong_as_double(long long i) { double d; std::memcpy(&d, &i, 8); return d; }
+inline float __int_as_float(int i) { float f; __builtin_memcpy(&f, &i, 4); return f; }
+inline double __longlong_as_double(long long i) { double d; __builtin_memcpy(&d, &i, 8); return d; }
 // The float16 conversions the source defines for the device only (cvt).
-inline float tc_h2f(unsigned short h) { _Float16 f; std::memcpy(&f, &h, 2); return static_cast<float>(f); }
+inline float tc_h2f(unsigned short h) { _Float16 f; __builtin_memcpy(&f, &h, 2); return static_cast<float>(f); }
 template <typename T> inline unsigned short tc_to_half(T v) {
   const _Float16 f = static_cast<_Float16>(v);
   unsigned short h;
-  std::memcpy(&h, &f, 2);
+  __builtin_memcpy(&h, &f, 2);
   return h;
 }
 inline unsigned short tc_f2h(float v) { return tc_to_half(v); }
@@ -85,7 +86,7 @@ CudaOnHost::CudaOnHost(const std::vector<const lower::LoweredFunc*>& funcs, cons
   const std::string src = dir + "/kernels.cpp", lib = dir + "/kernels.so", log = dir + "/compile.log";
   std::ofstream(src) << source;
   const char* cxx = std::getenv("CXX");
-  const std::string command = std::string(cxx ? cxx : "c++") + " -std=c++17 -O1 -shared -fPIC -w -o " + lib + " " +
+  const std::string command = std::string(cxx ? cxx : "c++") + " -std=c++17 -nostdinc++ -O1 -shared -fPIC -w -o " + lib + " " +
                               src + " > " + log + " 2>&1";
   if (std::system(command.c_str()) != 0) {
     std::ifstream in(log);
