@@ -74,8 +74,8 @@ class LoopInterpreter {
   Value eval_binary(const ir::Expr& e);
 
   // The bound loop variables and buffers, innermost last: a stack searched
-  // from its top. A dozen entries at most, so a scan beats hashing (the
-  // lookups were a fifth of the GPU emulator's time).
+  // from its top. A dozen entries at most, so a scan of pointers is cheaper
+  // than hashing one.
   std::vector<std::pair<const ir::ExprNode*, int64_t>> vars_;
   std::vector<std::pair<const ir::BufferNode*, runtime::NDArray*>> buffers_;
 };
