@@ -1,11 +1,16 @@
-// Winograd convolution F(4x4, 3x3) in the channel-blocked layout (Lavin and
-// Gray, "Fast Algorithms for Convolutional Neural Networks"): a 3x3, stride-1
-// convolution as 36 products of the channels per 6x6 input tile, 36
-// multiplications per input channel and 4x4 outputs instead of 144. Five
-// reductions: the input transform B^T d B in two passes (rows, then
-// columns), the 36 batched products over the input channels, and the output
-// transform A^T M A in two passes into whole 4x4 tiles, which a last stage
-// places in the image. Each transform's second pass reads its first and is
+// Winograd convolution F(m x m, 3x3) in the channel-blocked layout (Lavin and
+// Gray, "Fast Algorithms for Convolutional Neural Networks"), m = 4 or 2: a
+// 3x3, stride-1 convolution as alpha^2 products of the channels per
+// alpha x alpha input tile (alpha = m + 2): F(4x4, 3x3) 36 multiplications
+// per input channel and 4x4 outputs instead of 144, F(2x2, 3x3) 16 for 2x2
+// instead of 36. F(2x2) saves less but transforms the weights to 16/9 of
+// their size rather than 4x, and cuts a small image into more, fuller tiles
+// (a 14x14 image: 49 tiles of 2x2 against 16 of 4x4, a quarter of them
+// padding); which is faster is measured per convolution (cmd/model_layout.h).
+// Five reductions: the input transform B^T d B in two passes (rows, then
+// columns), the alpha^2 batched products over the input channels, and the
+// output transform A^T M A in two passes into whole m x m tiles, which a
+// last stage places in the image. Each transform's second pass reads its first and is
 // tagged "winograd", so that the CPU sketch computes the first pass per tile
 // inside the second (search/sketch.cpp). B^T and A^T are model constants
 // (inputs, read from a 36- and 24-entry table that stays in L1) rather than
@@ -13,10 +18,10 @@
 // and ran 3x slower (2026-11-28, README). The weights are transformed once, where a
 // model loads them (winograd_weights).
 //
-// Rounding: the transforms multiply by up to 8 and cancel, so the result
+// Rounding: F(4x4)'s transforms multiply by up to 8 and cancel, so the result
 // differs from the direct convolution's by more than reassociation does
 // (about 1e-5 of the output's largest magnitude on random data, see
-// test/ops/winograd_test.cpp).
+// test/ops/winograd_test.cpp); F(2x2)'s entries are 0, +-1 and +-1/2.
 #pragma once
 
 #include <string>
@@ -26,22 +31,26 @@
 
 namespace tunectl::ops {
 
-inline constexpr int64_t kWinogradTile = 4;   // m: outputs per tile side
-inline constexpr int64_t kWinogradAlpha = 6;  // m + r - 1: inputs per tile side
+// The tile sizes m there are matrices for.
+bool winograd_tile_supported(int64_t m);
+// alpha = m + 2: inputs per tile side.
+inline constexpr int64_t winograd_alpha(int64_t m) { return m + 2; }
 
 // data [N, C/bi, H, W, bi] (zero-padded by `pad` on every side), transformed
-// weight [6, 6, K/bo, C/bi, bi, bo], bt [6, 6] (B^T), at [4, 6] (A^T) ->
-// [N, K/bo, H + 2 pad - 2, W + 2 pad - 2, bo]. Images whose output is not a
-// multiple of 4 are padded to whole tiles; the extra outputs are not kept.
+// weight [alpha, alpha, K/bo, C/bi, bi, bo], bt [alpha, alpha] (B^T), at
+// [m, alpha] (A^T; its shape says m) -> [N, K/bo, H + 2 pad - 2,
+// W + 2 pad - 2, bo]. Images whose output is not a multiple of m are padded
+// to whole tiles; the extra outputs are not kept.
 te::Tensor conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& transformed_weight, const te::Tensor& bt,
                                  const te::Tensor& at, int64_t pad, const std::string& name = "conv2d_winograd");
 
 // U = G g G^T of a blocked 3x3 weight [K/bo, C/bi, 3, 3, bi, bo] (fp32):
-// [6, 6, K/bo, C/bi, bi, bo].
-runtime::NDArray winograd_weights(const runtime::NDArray& weight);
+// [alpha, alpha, K/bo, C/bi, bi, bo].
+runtime::NDArray winograd_weights(const runtime::NDArray& weight, int64_t m);
 
-// The values of conv2d_winograd_nchwc's bt [6, 6] and at [4, 6] inputs.
-runtime::NDArray winograd_input_matrix();
-runtime::NDArray winograd_output_matrix();
+// The values of conv2d_winograd_nchwc's bt [alpha, alpha] and at [m, alpha]
+// inputs.
+runtime::NDArray winograd_input_matrix(int64_t m);
+runtime::NDArray winograd_output_matrix(int64_t m);
 
 }  // namespace tunectl::ops

@@ -190,16 +190,18 @@ te::Tensor build_conv2d_nchwc(Params& p) {
   return out;
 }
 
-// F(4x4, 3x3) on channel blocks; the weight input is the transformed one.
+// F(m x m, 3x3) on channel blocks; the weight input is the transformed one.
 te::Tensor build_conv2d_winograd_nchwc(Params& p) {
   int64_t n = p.dim("N", 1), c = p.dim("C", 64), h = p.dim("H", 56), w = p.dim("W", 56), k = p.dim("K", 64);
-  int64_t bi = p.dim("bi", 16), bo = p.dim("bo", 16), pad = p.integer("pad", 1);
+  int64_t bi = p.dim("bi", 16), bo = p.dim("bo", 16), pad = p.integer("pad", 1), m = p.integer("m", 4);
   bool bias = p.boolean("bias", false), relu_after = p.boolean("relu", false);
   user_check(c % bi == 0 && k % bo == 0, "conv2d_winograd_nchwc: blocks must divide C and K");
+  user_check(winograd_tile_supported(m), "conv2d_winograd_nchwc: m must be 2 or 4, not ", m);
+  const int64_t alpha = winograd_alpha(m);
   te::Tensor data = input("data", {n, c / bi, h, w, bi});
-  te::Tensor u = weight("transformed_weight", {kWinogradAlpha, kWinogradAlpha, k / bo, c / bi, bi, bo});
-  te::Tensor bt = weight("winograd_bt", {kWinogradAlpha, kWinogradAlpha});
-  te::Tensor at = weight("winograd_at", {kWinogradTile, kWinogradAlpha});
+  te::Tensor u = weight("transformed_weight", {alpha, alpha, k / bo, c / bi, bi, bo});
+  te::Tensor bt = weight("winograd_bt", {alpha, alpha});
+  te::Tensor at = weight("winograd_at", {m, alpha});
   te::Tensor out = conv2d_winograd_nchwc(data, u, bt, at, pad);
   if (bias) out = bias_add_nchwc(out, weight("bias", {k / bo, bo}));
   if (relu_after) out = relu(out);
@@ -708,7 +710,8 @@ std::vector<OpEntry> make_entries() {
   e.push_back({"conv2d_winograd_nchwc", [](Params& p) { return one(build_conv2d_winograd_nchwc(p)); },
                {{{"C", 8}, {"H", 7}, {"W", 9}, {"K", 8}, {"bi", 4}, {"bo", 4}},
                 {{"N", 2}, {"C", 4}, {"H", 5}, {"W", 6}, {"K", 4}, {"bi", 4}, {"bo", 2}, {"pad", 0}, {"bias", true},
-                 {"relu", true}}}});
+                 {"relu", true}},
+                {{"C", 8}, {"H", 7}, {"W", 9}, {"K", 8}, {"bi", 4}, {"bo", 4}, {"m", 2}, {"relu", true}}}});
   return e;
 }
 

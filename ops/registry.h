@@ -10,8 +10,8 @@
 //                 pad(1: int, [h,w] or [top,left,bottom,right]) dilation(1: int or [h,w])
 //                 groups(1; groups=C=K is depthwise) bias(false) relu(false)
 //   conv2d_nchwc  conv2d's parameters, C and K in blocks of bi(16) and bo(16)
-//   conv2d_winograd_nchwc   N(1) C(64) H(56) W(56) K(64) bi(16) bo(16) pad(1) bias(false) relu(false)
-//                 a 3x3 stride-1 convolution by Winograd F(4x4, 3x3) (conv2d_winograd.h):
+//   conv2d_winograd_nchwc   N(1) C(64) H(56) W(56) K(64) bi(16) bo(16) pad(1) m(4) bias(false) relu(false)
+//                 a 3x3 stride-1 convolution by Winograd F(m x m, 3x3), m 4 or 2 (conv2d_winograd.h):
 //                 inputs data, the transformed weight, B^T and A^T
 //   matmul        M(512) N(512) K(512) trans_a(false) trans_b(false)
 //   gemm          M(512) N(512) K(512) alpha(1) beta(1) trans_a(false) trans_b(false)

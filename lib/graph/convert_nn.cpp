@@ -184,7 +184,7 @@ std::vector<te::Tensor> convert_conv(const NodeContext& c) {
 }
 
 // ConvWinogradNCHWc (graph::block_channels): inputs X [N, C/b, H, W, b],
-// the transformed weight [6, 6, K/b, C/b, b, b], the bias [K/b, b] or none,
+// the transformed weight [alpha, alpha, K/b, C/b, b, b], the bias [K/b, b] or none,
 // B^T and A^T; Conv's attributes (stride 1, equal pads: the pass checked).
 std::vector<te::Tensor> convert_conv_winograd(const NodeContext& c) {
   const te::Tensor& x = c.in(0);

@@ -24,8 +24,9 @@
 // only where the layout changes, once per value; the model's inputs and
 // outputs keep their ONNX layout. Weights are repacked here, once, as
 // constants: [K, C, R, S] -> [ceil(K/b), C/bi, R, S, bi, b]. Each plain 3x3
-// stride-1 convolution the caller's choice accepts becomes ConvWinogradNCHWc
-// (ops/conv2d_winograd.h), its weights transformed here, once.
+// stride-1 convolution the caller's choice gives a tile m becomes
+// ConvWinogradNCHWc F(m x m, 3x3) (ops/conv2d_winograd.h), its weights
+// transformed here, once.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -262,17 +263,20 @@ class ChannelBlocker {
       runtime::NDArray bias = pack_per_channel(g_.constants.at(n.inputs[2]), w.shape()[0], bo, false);
       b.inputs[2] = add_constant(n.inputs[2], runtime::with_shape(bias, {blocks_of(w.shape()[0], bo), bo}), bo);
     }
-    if (winograd_ && winograd_eligible(n, w) && winograd_(n)) {
+    if (const int64_t m = winograd_ && winograd_eligible(n, w) ? winograd_(n) : 0; m != 0) {
+      user_check(ops::winograd_tile_supported(m), "block_channels: no Winograd F(", m, "x", m, ", 3x3) for ", n.name);
       // Inputs X, U, bias (or none), B^T, A^T; the attributes stay Conv's.
       b.op_type = "ConvWinogradNCHWc";
-      b.inputs[1] = add_constant(n.inputs[1] + ".winograd", ops::winograd_weights(packed), bo);
+      const std::string f = m == 4 ? "winograd" : "winograd" + std::to_string(m);  // F(4x4)'s names as before
+      b.inputs[1] = add_constant(n.inputs[1] + "." + f, ops::winograd_weights(packed, m), bo);
       b.inputs.resize(3);
-      if (winograd_bt_.empty()) {
-        winograd_bt_ = add_constant("winograd_bt", ops::winograd_input_matrix(), 0);
-        winograd_at_ = add_constant("winograd_at", ops::winograd_output_matrix(), 0);
+      auto [it, first] = winograd_matrices_.try_emplace(m);
+      if (first) {
+        it->second = {add_constant(f + "_bt", ops::winograd_input_matrix(m), 0),
+                      add_constant(f + "_at", ops::winograd_output_matrix(m), 0)};
       }
-      b.inputs.push_back(winograd_bt_);
-      b.inputs.push_back(winograd_at_);
+      b.inputs.push_back(it->second.first);
+      b.inputs.push_back(it->second.second);
       return;
     }
     b.inputs[1] = add_constant(n.inputs[1], std::move(packed), bo);
@@ -329,7 +333,7 @@ class ChannelBlocker {
   Graph g_;
   int64_t block_;                                                      // the vector width
   WinogradChoice winograd_;                                            // which eligible 3x3 convolutions by Winograd
-  std::string winograd_bt_, winograd_at_;                              // the transforms' constants, once made
+  std::map<int64_t, std::pair<std::string, std::string>> winograd_matrices_;  // m -> B^T, A^T constants, once made
   std::map<std::string, Blocked> blocked_;                             // NCHW value -> its blocked twin
   std::map<std::pair<std::string, int64_t>, std::string> to_blocks_;  // (value, block) -> transformed
 };

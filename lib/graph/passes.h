@@ -52,10 +52,10 @@ Graph simplify_graph(Graph g);
 // Runs the convolutions and the pooling, elementwise and concat nodes between
 // them in the channel-blocked layout NCHW[block]c (pass_channel_blocks.cpp
 // says which and how); the model's inputs and outputs keep their layout.
-// Not part of simplify_graph: the block is the target's vector width. The
-// plain 3x3 stride-1 convolutions that `winograd` accepts (none when it is
-// empty) run as Winograd F(4x4, 3x3).
-using WinogradChoice = std::function<bool(const Node& conv)>;
+// Not part of simplify_graph: the block is the target's vector width. A
+// plain 3x3 stride-1 convolution runs as Winograd F(m x m, 3x3) where
+// `winograd` gives it a tile m (4 or 2; 0 or an empty choice: direct).
+using WinogradChoice = std::function<int64_t(const Node& conv)>;
 Graph block_channels(Graph g, int64_t block, const WinogradChoice& winograd = {});
 
 // GPU targets: the input of each node of several outputs (Split; not an

@@ -38,18 +38,19 @@ check "two replays give byte-identical kernels folders" diff -r "$work/r1" "$wor
 check "replay rebuilds exactly the kernels tune wrote" diff -r "$work/r1" "$work/k2"
 expect 0 "speedup" -- "$tunectl" bench "$model" --log "$log" --repeats 3
 
-# --layout auto (the default): a first round of every task of the three
-# candidates (small_cnn's three 3x3 convolutions direct and by Winograd),
-# then the faster layout's tasks; a second run decides from the log.
-expect 0 "layout auto: tuning the 17 tasks of the 3 layouts (nchwc 9, winograd 9, nchw 7) for 17 trials" -- \
+# --layout auto (the default): a first round of every task of the four
+# candidates (small_cnn's three 3x3 convolutions direct and by Winograd
+# F(4x4) and F(2x2)), then the faster layout's tasks; a second run decides
+# from the log.
+expect 0 "layout auto: tuning the 20 tasks of the 4 layouts (nchwc 9, winograd 9, winograd-f2 9, nchw 7) for 20 trials" -- \
   "$tunectl" tune "$model" --trials 28 --jobs 2 --log "$work/auto.log.json" --kernels "$work/auto.kernels"
 check "the auto run measured 28 programs" test "$(wc -l <"$work/auto.log.json")" -eq 28
 resumed=$("$tunectl" tune "$model" --trials 2 --jobs 2 --log "$work/auto.log.json" --kernels "$work/auto.kernels" 2>&1)
 check "a resumed auto run chooses Winograd convolution by convolution" \
   grep -q "^layout auto: Winograd for [0-3] of 3 3x3 stride-1 convolutions" <<<"$resumed"
 check "a resumed auto run decides from the log" \
-  grep -qE "^layout [a-z+]+ \(auto; the log's sum of weight x best: (nchwc|winograd|nchwc\+winograd) .* ms, nchw .* ms\)" <<<"$resumed"
-check "a resumed auto run measures no layout again" test "$(grep -c "tuning the 17 tasks" <<<"$resumed")" -eq 0
+  grep -qE "^layout [a-z0-9+-]+ \(auto; the log's sum of weight x best: (nchwc|winograd|winograd-f2|nchwc\+winograd) .* ms, nchw .* ms\)" <<<"$resumed"
+check "a resumed auto run measures no layout again" test "$(grep -c "tuning the 20 tasks" <<<"$resumed")" -eq 0
 # The choice follows the records, convolution by convolution: without the
 # direct 3x3 convolutions' records every one runs by Winograd; without the
 # Winograd records none does; without the first one's Winograd records

@@ -206,31 +206,39 @@ TEST_CASE("block_channels with Winograd: plain 3x3 stride-1 convolutions only, c
   b.output("e");
   b.output("b");
   Graph g = b.g;
-  Graph blocked = block_channels(g, 16, [](const Node&) { return true; });
+  Graph blocked = block_channels(g, 16, [](const Node&) { return 4; });
   CHECK(count_ops(blocked, "ConvWinogradNCHWc") == 2);
   CHECK(count_ops(blocked, "ConvNCHWc") == 3);
   CHECK(count_ops(block_channels(g, 16), "ConvWinogradNCHWc") == 0);  // only when asked
   // Chosen convolution by convolution.
-  Graph only_b = block_channels(g, 16, [](const Node& n) { return n.outputs[0] == "b"; });
+  Graph only_b = block_channels(g, 16, [](const Node& n) { return n.outputs[0] == "b" ? 4 : 0; });
   CHECK(count_ops(only_b, "ConvWinogradNCHWc") == 1);
   CHECK(count_ops(only_b, "ConvNCHWc") == 4);
-  // B^T and A^T are constants, made once for the whole graph.
+  // B^T and A^T are constants, made once for the whole graph, per tile size.
   CHECK(blocked.is_constant("winograd_bt"));
   CHECK(blocked.is_constant("winograd_at"));
+  Graph mixed = block_channels(g, 16, [](const Node& n) { return n.outputs[0] == "b" ? 2 : 4; });
+  CHECK(count_ops(mixed, "ConvWinogradNCHWc") == 2);
+  CHECK(mixed.is_constant("winograd_bt"));
+  CHECK(mixed.is_constant("winograd2_bt"));
+  CHECK(mixed.info("winograd2_at").shape == Shape{2, 4});
+  REQUIRE_THROWS_WITH(block_channels(g, 16, [](const Node&) { return 3; }), Catch::Contains("F(3x3, 3x3)"));
 
   std::map<std::string, runtime::NDArray> inputs = {{"x", random({1, 16, 10, 11}, 1)}};
   std::map<std::string, runtime::NDArray> reference = hand::run_nodes(g, inputs);
-  std::map<std::string, runtime::NDArray> actual = Executor(blocked, partition(blocked)).run(inputs);
-  for (const std::string& name : g.outputs) {
-    const runtime::NDArray& want = reference.at(name);
-    REQUIRE(actual.at(name).shape() == want.shape());
-    double largest = 0, worst = 0;
-    for (int64_t i = 0; i < want.num_elements(); ++i) {
-      largest = std::max(largest, std::abs(want.get(i)));
-      worst = std::max(worst, std::abs(want.get(i) - actual.at(name).get(i)));
+  for (const Graph* laid_out : {&blocked, &mixed}) {
+    std::map<std::string, runtime::NDArray> actual = Executor(*laid_out, partition(*laid_out)).run(inputs);
+    for (const std::string& name : g.outputs) {
+      const runtime::NDArray& want = reference.at(name);
+      REQUIRE(actual.at(name).shape() == want.shape());
+      double largest = 0, worst = 0;
+      for (int64_t i = 0; i < want.num_elements(); ++i) {
+        largest = std::max(largest, std::abs(want.get(i)));
+        worst = std::max(worst, std::abs(want.get(i) - actual.at(name).get(i)));
+      }
+      INFO(name << ": largest " << largest << ", worst difference " << worst);
+      CHECK(largest > 0.1);
+      CHECK(worst < 1e-4 * largest);  // Winograd's rounding; a wrong tile is off by O(largest)
     }
-    INFO(name << ": largest " << largest << ", worst difference " << worst);
-    CHECK(largest > 0.1);
-    CHECK(worst < 1e-4 * largest);  // Winograd's rounding; a wrong tile is off by O(largest)
   }
 }

@@ -1,6 +1,7 @@
-// Winograd F(4x4, 3x3): with the transformed weights and the real B^T and
-// A^T, the five-stage DAG computes the blocked direct convolution, whole
-// tiles and partial ones, padded and not, on several images and blocks.
+// Winograd F(4x4, 3x3) and F(2x2, 3x3): with the transformed weights and the
+// real B^T and A^T, the five-stage DAG computes the blocked direct
+// convolution, whole tiles and partial ones, padded and not, on several
+// images and blocks.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -24,12 +25,13 @@ struct Shape {
 };
 
 // Direct and Winograd outputs of one random convolution.
-std::pair<NDArray, NDArray> both(const Shape& s, uint64_t seed) {
+std::pair<NDArray, NDArray> both(const Shape& s, int64_t m, uint64_t seed) {
+  const int64_t alpha = ops::winograd_alpha(m);
   te::Tensor data = te::placeholder("data", {s.n, s.c / s.bi, s.h, s.w, s.bi});
   te::Tensor weight = te::placeholder("weight", {s.k / s.bo, s.c / s.bi, 3, 3, s.bi, s.bo}, ir::DType::Float32, true);
-  te::Tensor u = te::placeholder("u", {6, 6, s.k / s.bo, s.c / s.bi, s.bi, s.bo}, ir::DType::Float32, true);
-  te::Tensor bt = te::placeholder("bt", {6, 6}, ir::DType::Float32, true);
-  te::Tensor at = te::placeholder("at", {4, 6}, ir::DType::Float32, true);
+  te::Tensor u = te::placeholder("u", {alpha, alpha, s.k / s.bo, s.c / s.bi, s.bi, s.bo}, ir::DType::Float32, true);
+  te::Tensor bt = te::placeholder("bt", {alpha, alpha}, ir::DType::Float32, true);
+  te::Tensor at = te::placeholder("at", {m, alpha}, ir::DType::Float32, true);
   ops::Conv2dAttrs a;
   a.padding = {s.pad, s.pad, s.pad, s.pad};
   te::ComputeDAG direct({ops::conv2d_nchwc(data, weight, a)});
@@ -42,9 +44,9 @@ std::pair<NDArray, NDArray> both(const Shape& s, uint64_t seed) {
   std::vector<NDArray> args;
   for (const te::Tensor& p : winograd.placeholders()) {
     if (p == data) args.push_back(x);
-    if (p == u) args.push_back(ops::winograd_weights(w));
-    if (p == bt) args.push_back(ops::winograd_input_matrix());
-    if (p == at) args.push_back(ops::winograd_output_matrix());
+    if (p == u) args.push_back(ops::winograd_weights(w, m));
+    if (p == bt) args.push_back(ops::winograd_input_matrix(m));
+    if (p == at) args.push_back(ops::winograd_output_matrix(m));
   }
   REQUIRE(args.size() == 4);
   const std::vector<te::Tensor> direct_inputs = direct.placeholders();
@@ -55,30 +57,32 @@ std::pair<NDArray, NDArray> both(const Shape& s, uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("Winograd F(4x4, 3x3) computes the blocked 3x3 convolution", "[cpu]") {
+TEST_CASE("Winograd F(4x4, 3x3) and F(2x2, 3x3) compute the blocked 3x3 convolution", "[cpu]") {
+  const int64_t m = GENERATE(4, 2);
   const Shape shapes[] = {
-      {1, 32, 10, 11, 16, 16, 16, 1},  // partial tiles on both axes
+      {1, 32, 10, 11, 16, 16, 16, 1},  // partial tiles on both axes (F(2x2): one axis)
       {1, 16, 8, 8, 32, 16, 16, 1},    // whole tiles, two output blocks
       {2, 8, 9, 6, 8, 4, 8, 0},        // no padding, a batch, blocks of 4 in and 8 out
-      {1, 4, 3, 3, 4, 4, 4, 1},        // one tile for a 3x3 image
+      {1, 4, 3, 3, 4, 4, 4, 1},        // one tile (F(2x2): two by two, one partial) for a 3x3 image
+      {1, 8, 7, 7, 8, 8, 8, 1},        // ResNet-50's last stage in small: 7x7, partial tiles
   };
   uint64_t seed = 1;
   for (const Shape& s : shapes) {
-    auto [want, got] = both(s, seed++);
+    auto [want, got] = both(s, m, seed++);
     REQUIRE(want.shape() == got.shape());
     double largest = 0, worst = 0;
     for (int64_t i = 0; i < want.num_elements(); ++i) {
       largest = std::max(largest, std::abs(want.get(i)));
       worst = std::max(worst, std::abs(want.get(i) - got.get(i)));
     }
-    INFO("C " << s.c << " H " << s.h << " W " << s.w << ": largest " << largest << ", worst difference " << worst);
+    INFO("F(" << m << "x" << m << ") C " << s.c << " H " << s.h << " W " << s.w << ": largest " << largest << ", worst difference " << worst);
     CHECK(largest > 0.5);
     // fp32 rounding of the transforms; a wrong index is off by O(largest).
     CHECK(worst < 2e-5 * largest * std::sqrt(static_cast<double>(s.c)));
   }
 }
 
-TEST_CASE("Winograd's inputs must match: transformed weight, B^T, A^T", "[cpu]") {
+TEST_CASE("Winograd's inputs must match: transformed weight, B^T, A^T, a tile of 2 or 4", "[cpu]") {
   te::Tensor data = te::placeholder("data", {1, 2, 8, 8, 16});
   te::Tensor bt = te::placeholder("bt", {6, 6});
   te::Tensor at = te::placeholder("at", {4, 6});
@@ -86,5 +90,8 @@ TEST_CASE("Winograd's inputs must match: transformed weight, B^T, A^T", "[cpu]")
   CHECK_THROWS_AS(ops::conv2d_winograd_nchwc(data, wrong_blocks, bt, at, 1), UserError);
   te::Tensor u = te::placeholder("u", {6, 6, 1, 2, 16, 16});
   CHECK_THROWS_AS(ops::conv2d_winograd_nchwc(data, u, at, at, 1), UserError);
-  CHECK_THROWS_AS(ops::winograd_weights(NDArray(ir::DType::Float32, {1, 2, 5, 5, 16, 16})), UserError);
+  CHECK_THROWS_AS(ops::conv2d_winograd_nchwc(data, u, bt, te::placeholder("at2", {2, 4}), 1), UserError);
+  CHECK_THROWS_AS(ops::winograd_weights(NDArray(ir::DType::Float32, {1, 2, 5, 5, 16, 16}), 4), UserError);
+  CHECK_THROWS_AS(ops::winograd_weights(NDArray(ir::DType::Float32, {1, 2, 3, 3, 16, 16}), 3), UserError);
+  CHECK_THROWS_AS(ops::winograd_input_matrix(6), UserError);
 }

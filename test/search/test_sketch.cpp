@@ -345,26 +345,30 @@ TEST_CASE("annotation parallelizes past a leading loop of extent 1", "[sketch][c
 
 TEST_CASE("Winograd transforms: each first pass computed per tile inside its second, only the products tiled",
           "[sketch][unit]") {
-  auto dag = op_dag("conv2d_winograd_nchwc", ops::test_configs("conv2d_winograd_nchwc").front());
-  std::vector<State> sketches = search::generate_sketches(dag);
-  REQUIRE(!sketches.empty());
-  for (const State& s : sketches) {
-    INFO(s.to_string());
-    int fused_passes = 0;
-    for (const schedule::Stage& st : s.stages) {
-      if (st.op->tag != "winograd" || st.attach.kind != schedule::AttachKind::Iter) continue;
-      const schedule::Stage& second = s.stages[st.attach.target_stage];
-      CHECK(second.op->tag == "winograd");
-      // Attached at tiles.inner, the third loop of (tiles.outer, blocks, tiles.inner, a, b, r, lanes).
-      CHECK(second.leaf_position(st.attach.target_iter) == 2);
-      CHECK(second.leaves.size() == 7);
-      // The first pass's lanes innermost, after its reduce loop.
-      CHECK(st.leaf(static_cast<int>(st.leaves.size()) - 1).kind == ir::IterKind::Spatial);
-      ++fused_passes;
+  // F(4x4, 3x3) and (the last config) F(2x2, 3x3).
+  for (const auto& config : {ops::test_configs("conv2d_winograd_nchwc").front(),
+                             ops::test_configs("conv2d_winograd_nchwc").back()}) {
+    auto dag = op_dag("conv2d_winograd_nchwc", config);
+    std::vector<State> sketches = search::generate_sketches(dag);
+    REQUIRE(!sketches.empty());
+    for (const State& s : sketches) {
+      INFO(s.to_string());
+      int fused_passes = 0;
+      for (const schedule::Stage& st : s.stages) {
+        if (st.op->tag != "winograd" || st.attach.kind != schedule::AttachKind::Iter) continue;
+        const schedule::Stage& second = s.stages[st.attach.target_stage];
+        CHECK(second.op->tag == "winograd");
+        // Attached at tiles.inner, the third loop of (tiles.outer, blocks, tiles.inner, a, b, r, lanes).
+        CHECK(second.leaf_position(st.attach.target_iter) == 2);
+        CHECK(second.leaves.size() == 7);
+        // The first pass's lanes innermost, after its reduce loop.
+        CHECK(st.leaf(static_cast<int>(st.leaves.size()) - 1).kind == ir::IterKind::Spatial);
+        ++fused_passes;
+      }
+      CHECK(fused_passes == 2);
+      for (const schedule::Stage& st : s.stages)
+        if (st.op->tag == "conv2d" && st.attach.kind == schedule::AttachKind::Root) CHECK(st.leaves.size() > 7);
     }
-    CHECK(fused_passes == 2);
-    for (const schedule::Stage& st : s.stages)
-      if (st.op->tag == "conv2d" && st.attach.kind == schedule::AttachKind::Root) CHECK(st.leaves.size() > 7);
   }
 }
 
