@@ -15,7 +15,7 @@
 # Environment: THREADS, ROUNDS (5), RUNS (20), TUNECTL (build/cmd/tunectl),
 # TARGET (tunectl's --target, default this CPU: e.g. "llvm -mcpu=znver4" to
 # run a log tuned for Zen 4 on a newer CPU), LAYOUT (tunectl's --layout, e.g.
-# winograd for a log tuned in that layout), ORT_HOME (where scripts/ort/install.sh puts onnxruntime-node; default
+# winograd or winograd-f2 for a log tuned in that layout), ORT_HOME (where scripts/ort/install.sh puts onnxruntime-node; default
 # ~/.cache/tunectl/bench-vs-ort).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
