@@ -155,18 +155,29 @@ void LockstepThreads::run(size_t n, const std::function<void(size_t)>& body,
                                        return std::move(b.scheduler);
                                      });
   }
-  for (;;) {
-    size_t ended = 0;
-    for (size_t i = 0; i < n; ++i) {
-      Fiber& f = b.fibers[i];
-      if (f.context) b.resume(i);
-      if (f.error) std::rethrow_exception(f.error);
-      ended += f.context ? 0 : 1;
+  // A failed run unwinds the threads still waiting at a barrier before it
+  // throws: their frames use what the caller made for this run (the
+  // emulator's per-thread state), which the exception is about to free.
+  std::exception_ptr failure;
+  try {
+    for (;;) {
+      size_t ended = 0;
+      for (size_t i = 0; i < n; ++i) {
+        Fiber& f = b.fibers[i];
+        if (f.context) b.resume(i);
+        if (f.error) std::rethrow_exception(f.error);
+        ended += f.context ? 0 : 1;
+      }
+      if (ended == n) return;
+      if (ended > 0)
+        throw DivergentBarrier("a barrier that not every thread reaches (a thread ended while others wait at it)");
+      if (after_barrier) after_barrier();
     }
-    if (ended == n) return;
-    if (ended > 0) throw DivergentBarrier("a barrier that not every thread reaches (a thread ended while others wait at it)");
-    if (after_barrier) after_barrier();
+  } catch (...) {
+    failure = std::current_exception();
   }
+  b.discard();  // outside the handler: the unwinding throws on the fibers' stacks
+  std::rethrow_exception(failure);
 }
 
 void LockstepThreads::barrier() { impl_->yield(); }

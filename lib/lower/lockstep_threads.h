@@ -30,7 +30,9 @@ class LockstepThreads {
   // Runs body(0) .. body(n - 1), n <= max_threads, each as a thread of one
   // block. `after_barrier` is called once each time all threads have passed
   // a barrier. Rethrows the first exception a thread throws; throws
-  // DivergentBarrier for a barrier not every thread reaches.
+  // DivergentBarrier for a barrier not every thread reaches. Either way the
+  // other threads are unwound first (their frames' objects destroyed), so
+  // what body's threads share may be freed once run returns or throws.
   void run(size_t n, const std::function<void(size_t thread)>& body,
            const std::function<void()>& after_barrier = nullptr);
 
