@@ -4,8 +4,10 @@
 # --sanitize: instead, builds the tests of the modules that read what comes
 # from outside or run candidates in forked workers (ir, runtime, te,
 # schedule, log, graph, measure, kernels, and the fuzz targets' regression
-# replays), and of lower, whose GPU emulator switches stacks (fibers) and
-# unwinds them when a kernel fails, with AddressSanitizer and UndefinedBehaviorSanitizer
+# replays), of lower, whose GPU emulator switches stacks (fibers) and
+# unwinds them when a kernel fails, and of ops and codegen, whose reference
+# evaluations and generated code compute every integer type, with
+# AddressSanitizer and UndefinedBehaviorSanitizer
 # (scripts/sanitize-build.sh) and runs them; any report fails the test. This
 # subset is what CI runs under the sanitizers: the rest (search, tuning,
 # benchmarks, the command line) mostly drives the same code for longer, and
@@ -14,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --sanitize ]; then
   shift
-  modules=(ir runtime te schedule log graph measure kernels lower)
+  modules=(ir runtime te schedule log graph measure kernels lower ops codegen)
   targets=("${modules[@]/#/test_}")
   for f in onnx_import log_line steps_json tensor_file; do targets+=("fuzz_$f" "fuzz_${f}_replay"); done
   scripts/sanitize-build.sh "${targets[@]}"

@@ -72,6 +72,18 @@ H wrapped(ir::DType t, H v) {
   return v;
 }
 
+// a op b for +, - and *: integers (held in int64_t) wrap modulo 2^64, then
+// to their type's width (wrapped), as the generated code's do; in int64_t
+// the overflow would be undefined behaviour.
+template <typename H, typename Op>
+H modular(H a, H b, Op op) {
+  if constexpr (std::is_same_v<H, int64_t>) {
+    return static_cast<int64_t>(op(static_cast<uint64_t>(a), static_cast<uint64_t>(b)));
+  } else {
+    return op(a, b);
+  }
+}
+
 template <typename H>
 bool host_matches(ir::DType t) {
   return with_host_type(t, [](auto tag) { return std::is_same_v<typename decltype(tag)::type, H>; });
@@ -113,9 +125,10 @@ class Compiler {
           internal_fail("evaluator: non-index variable ", e.as<ir::VarNode>()->name);
         }
       }
-      case ir::ExprKind::Add: return arith<H, ir::AddNode>(e, [](H a, H b) { return a + b; });
-      case ir::ExprKind::Sub: return arith<H, ir::SubNode>(e, [](H a, H b) { return a - b; });
-      case ir::ExprKind::Mul: return arith<H, ir::MulNode>(e, [](H a, H b) { return a * b; });
+      case ir::ExprKind::Add: return arith<H, ir::AddNode>(e, [](H a, H b) { return modular(a, b, std::plus<>()); });
+      case ir::ExprKind::Sub: return arith<H, ir::SubNode>(e, [](H a, H b) { return modular(a, b, std::minus<>()); });
+      case ir::ExprKind::Mul:
+        return arith<H, ir::MulNode>(e, [](H a, H b) { return modular(a, b, std::multiplies<>()); });
       case ir::ExprKind::Div: return arith<H, ir::DivNode>(e, [](H a, H b) { return a / b; });
       case ir::ExprKind::Min: return arith<H, ir::MinNode>(e, [](H a, H b) { return b < a ? b : a; });
       case ir::ExprKind::Max: return arith<H, ir::MaxNode>(e, [](H a, H b) { return a < b ? b : a; });

@@ -1,6 +1,5 @@
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <set>
 
 #include "ir/error.h"
@@ -9,7 +8,7 @@
 
 using namespace tunectl;
 
-TEST_CASE("every registered op builds and evaluates its test configs quickly", "[unit][ops]") {
+TEST_CASE("every registered op builds and evaluates its small test configs", "[unit][ops]") {
   auto names = ops::op_names();
   CHECK(names.size() >= 30);
   std::set<std::string> keys;
@@ -25,11 +24,14 @@ TEST_CASE("every registered op builds and evaluates its test configs quickly", "
       te::ComputeDAG dag = ops::make_op_dag(name, c);
       CHECK(keys.insert(dag.workload_key()).second);
       auto in = te::random_inputs(dag, rng);
-      auto start = std::chrono::steady_clock::now();
       auto out = te::evaluate(dag, in);
-      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       CHECK(out.size() == dag.outputs().size());
-      CHECK(s < 0.1);
+      int64_t elements = 0;
+      for (const auto& o : out) elements += o.num_elements();
+      // Small, so that the property tests over every op stay quick: bounds
+      // on the work rather than a clock (4x the largest config of 2026-12).
+      CHECK(elements <= 4096);
+      CHECK(dag.flop_count() <= 1e6);
     }
   }
 }
