@@ -65,6 +65,13 @@ check "no Winograd records: Winograd for none" grep -q "Winograd for 0 of 3 " <<
 mixed=$(choice "$work/mixed.json")
 check "Winograd for the two convolutions that have records" grep -q "Winograd for 2 of 3 " <<<"$mixed"
 check "the mixed graph's first convolution has no record" grep -q "nchwc+winograd not covered" <<<"$mixed"
+# A log of F(2x2) tasks alone (--layout winograd-f2): auto runs every 3x3
+# convolution by F(2x2), the only Winograd whose tasks it has records of.
+expect 0 "measurements" -- "$tunectl" tune "$model" --layout winograd-f2 --trials 9 --measures-per-round 1 --jobs 2 \
+  --log "$work/f2.log.json" --kernels "$work/f2.kernels"
+f2=$(choice "$work/f2.log.json")
+check "F(2x2) records alone: all three by F(2x2)" grep -q "Winograd for 3 of 3 3x3 stride-1 convolutions (3 by F(2x2);" <<<"$f2"
+check "F(2x2) records alone: the winograd-f2 graph" grep -q "^layout winograd-f2 (auto;" <<<"$f2"
 
 # A named CPU target: every record and the manifest carry it, and its
 # kernels hold no AVX-512 instruction, while this machine's own (AVX-512 on
