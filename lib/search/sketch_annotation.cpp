@@ -9,6 +9,7 @@
 #include <map>
 
 #include "ir/error.h"
+#include "schedule/stage_graph.h"
 #include "search/sketch.h"
 #include "search/sketch_rules.h"
 
@@ -49,11 +50,53 @@ void vectorize(State& s, int i, std::mt19937_64& rng, const SearchParams& params
   s.apply(schedule::AnnotationStep{i, p, "vectorize"});
 }
 
+// The root axis iterator id derives from (through splits; -1 through a fuse).
+int root_axis(const schedule::Stage& st, int id) {
+  for (auto rel = st.relations.rbegin(); rel != st.relations.rend() && id >= st.num_root_iters(); ++rel) {
+    if (const auto* split = std::get_if<schedule::SplitRelation>(&*rel)) {
+      if (std::find(split->children.begin(), split->children.end(), id) != split->children.end()) id = split->parent;
+    } else if (std::get<schedule::FuseRelation>(*rel).child == id) {
+      return -1;
+    }
+  }
+  return id < st.num_root_iters() ? id : -1;
+}
+
+// Puts the outer loop of the image rows (axis 2 of an NCHW or NCHW[x]c
+// output the next kernel reads) right after the batch's, when only spatial
+// loops with nothing computed at them come before it, so that the parallel
+// loop splits the image by rows. Every kernel of a CNN then hands each
+// thread the rows it wrote itself: split by channel blocks, a 1x1
+// convolution read half its input from the other core's caches and ran
+// 1.3-1.7x its time alone inside light ResNet-50 (2 threads of a Zen 5;
+// 1.0-1.1x on one thread).
+void rows_first(State& s, int i) {
+  const schedule::Stage& st = s.stages[i];
+  if (!schedule::is_output_stage(s, i) || st.op->shape().size() < 4) return;
+  int batch = -1, rows = -1;
+  for (int p = 0; p < static_cast<int>(st.leaves.size()) && rows < 0; ++p) {
+    const schedule::Iterator& it = st.leaf(p);
+    if (it.kind != ir::IterKind::Spatial || it.annotation != schedule::IterAnnotation::None) return;
+    const int axis = root_axis(st, it.id);
+    if (axis == 0 && batch < 0) batch = p;
+    if (axis == 2) rows = p;
+    if (rows < 0 && attached_at(s, i, it.id)) return;
+  }
+  const int to = batch >= 0 && batch < rows ? batch + 1 : 0;
+  if (rows <= to || st.leaf(rows).extent < 2) return;
+  std::vector<int> order;
+  for (int p = 0; p < static_cast<int>(st.leaves.size()); ++p)
+    if (p != rows) order.push_back(p);
+  order.insert(order.begin() + to, rows);
+  s.apply(schedule::ReorderStep{i, order});
+}
+
 // Fuses a random number of outer spatial loops of root stage i (up to the
 // first whose product reaches the parallelism bound, and not past a loop
 // something is computed at; at least up to the first of extent > 1) and
 // marks the fused loop parallel.
 void parallelize(State& s, int i, std::mt19937_64& rng, int64_t bound) {
+  rows_first(s, i);
   const schedule::Stage& st = s.stages[i];
   int max_loops = 0;
   int64_t extent = 1;

@@ -343,6 +343,59 @@ TEST_CASE("annotation parallelizes past a leading loop of extent 1", "[sketch][c
   }
 }
 
+TEST_CASE("annotation splits a channel-blocked image by rows across the threads", "[sketch][cpu]") {
+  // The parallel loop of the output stage fuses the rows' outer loop before
+  // the channel blocks', so that each thread writes the rows the next
+  // kernel's same thread reads.
+  auto dag = op_dag("conv2d_nchwc", {{"C", 32}, {"H", 16}, {"W", 16}, {"K", 64}, {"bi", 16}, {"bo", 16}, {"pad", 1},
+                                     {"bias", true}, {"relu", true}});
+  // Outer loops by name: "<stage>_i2.0" (or "_i2", not split) for the rows,
+  // "_i1.0" for the channel blocks; fused loops ("a@b@") are neither.
+  auto outer_of = [](const std::string& name, const std::string& axis) {
+    const auto ends_with = [&](const std::string& tail) {
+      return name.size() > tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    return name.find('@') == std::string::npos && (ends_with(axis) || ends_with(axis + ".0"));
+  };
+  std::mt19937_64 rng(7);
+  int split_by_rows = 0, rows_outer_loops = 0;
+  for (const search::Candidate& c : search::sample_initial_population(search::generate_sketches(dag), 40, rng)) {
+    const schedule::Stage& out = c.state.stages.back();
+    INFO(c.state.to_string());
+    // A draw whose outer tiles are all of extent 1 has no parallel loop.
+    if (out.leaf(0).annotation != schedule::IterAnnotation::Parallel) continue;
+    std::vector<int> parallel = {out.leaves[0]};
+    for (const schedule::IterRelation& rel : out.relations)
+      if (const auto* fuse = std::get_if<schedule::FuseRelation>(&rel); fuse && fuse->child == out.leaves[0])
+        parallel = fuse->parents;
+    int rows = -1, blocks = -1;
+    for (int k = 0; k < static_cast<int>(parallel.size()); ++k) {
+      const schedule::Iterator& it = out.iters[parallel[k]];
+      if (it.extent > 1 && outer_of(it.name, "_i2") && rows < 0) rows = k;
+      if (it.extent > 1 && outer_of(it.name, "_i1") && blocks < 0) blocks = k;
+    }
+    if (rows >= 0) {
+      ++split_by_rows;
+      if (blocks >= 0) CHECK(rows < blocks);
+    }
+    // Where a stage is computed at a loop outside the rows (a sketch that
+    // packs the weights per tile of output channels), the rows stay inside.
+    int first_attach = static_cast<int>(out.leaves.size());
+    for (const schedule::Stage& st : c.state.stages)
+      if (st.attach.kind == schedule::AttachKind::Iter && &c.state.stages[st.attach.target_stage] == &out)
+        first_attach = std::min(first_attach, out.leaf_position(st.attach.target_iter));
+    for (int p = 0; p < static_cast<int>(out.leaves.size()); ++p) {
+      const schedule::Iterator& it = out.leaf(p);
+      if (it.extent > 1 && outer_of(it.name, "_i2") && p <= first_attach) ++rows_outer_loops;
+    }
+    if (rows >= 0) ++rows_outer_loops;
+  }
+  // Whenever the rows have an outer loop of more than one iteration, the
+  // threads split them (the parallel loop fuses at least its first real loop).
+  CHECK(split_by_rows > 0);
+  CHECK(split_by_rows == rows_outer_loops);
+}
+
 TEST_CASE("Winograd transforms: each first pass computed per tile inside its second, only the products tiled",
           "[sketch][unit]") {
   // F(4x4, 3x3) and (the last config) F(2x2, 3x3).
