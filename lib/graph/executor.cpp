@@ -348,12 +348,19 @@ std::vector<SubgraphTime> Executor::time_kernels_alone(const std::map<std::strin
   for (size_t s = 0; s < m.launches.size(); ++s) {
     const Launch& l = m.launches[s];
     std::vector<std::span<const std::byte>> constants;
+    std::vector<runtime::HandedOver> activations;
     for (const runtime::NDArray& packed : l.packed) constants.push_back(packed.bytes());
+    const size_t inputs_of_kernel = m.subgraphs[s].dag->placeholders().size();
     for (size_t a = 0; a < l.args.size(); ++a) {
-      if (!l.packed_address[a] && m.slots.at(l.args[a]).home == Home::Constant)
-        constants.push_back(m.graph.constants.at(l.args[a]).bytes());
+      if (m.slots.at(l.args[a]).home == Home::Constant) {
+        if (!l.packed_address[a]) constants.push_back(m.graph.constants.at(l.args[a]).bytes());
+      } else if (a < inputs_of_kernel) {
+        const ValueInfo& info = m.graph.info(l.args[a]);
+        activations.push_back(runtime::handed_over_by_rows(l.bound[a], value_bytes(info), info.shape));
+      }
     }
-    const runtime::TimingOptions t = runtime::flushing_only(timing, std::move(constants));
+    runtime::TimingOptions t = runtime::flushing_only(timing, std::move(constants));
+    t.handed_over = std::move(activations);
     times.push_back({m.subgraphs[s].name, l.kernel->time(l.bound.data(), t).median()});
   }
   return times;

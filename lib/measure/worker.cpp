@@ -198,7 +198,7 @@ void check_and_time(int fd, size_t index, const MeasureInput& input, const runti
 
 }  // namespace
 
-runtime::TimingOptions timing_options_for(const te::ComputeDAG& dag, const std::vector<runtime::NDArray>& inputs,
+runtime::TimingOptions timing_options_for(const te::ComputeDAG& dag, std::vector<runtime::NDArray>& inputs,
                                           const std::vector<runtime::NDArray>& packed, const MeasureOptions& options) {
   if (options.backend->builds_device_code()) {
     runtime::TimingOptions timing;
@@ -211,11 +211,18 @@ runtime::TimingOptions timing_options_for(const te::ComputeDAG& dag, const std::
   internal_check(placeholders.size() == inputs.size(), "timing: ", inputs.size(), " inputs for ",
                  placeholders.size(), " placeholders");
   std::vector<std::span<const std::byte>> constants;
+  std::vector<runtime::HandedOver> activations;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (placeholders[i]->constant) constants.push_back(inputs[i].bytes());
+    if (placeholders[i]->constant) {
+      constants.push_back(inputs[i].bytes());
+    } else {
+      activations.push_back(runtime::handed_over_by_rows(inputs[i].raw(), inputs[i].num_bytes(), inputs[i].shape()));
+    }
   }
   for (const runtime::NDArray& a : packed) constants.push_back(a.bytes());
-  return runtime::flushing_only(host_call_timing(options), std::move(constants));
+  runtime::TimingOptions timing = runtime::flushing_only(host_call_timing(options), std::move(constants));
+  timing.handed_over = std::move(activations);
+  return timing;
 }
 
 runtime::TimingOptions host_call_timing(const MeasureOptions& options) {

@@ -29,8 +29,9 @@ namespace tunectl::measure {
 // How a worker times a checked kernel (MeasureOptions::cpu_calls and
 // ::repeats): on the host CPU, single calls with the buffers of the DAG's
 // constant placeholders (inputs, in DAG order) and of their packed forms
-// evicted before each; on a device, repeats of launches.
-runtime::TimingOptions timing_options_for(const te::ComputeDAG& dag, const std::vector<runtime::NDArray>& inputs,
+// evicted before each and its other inputs handed over to the threads by
+// rows (runtime::handed_over_by_rows); on a device, repeats of launches.
+runtime::TimingOptions timing_options_for(const te::ComputeDAG& dag, std::vector<runtime::NDArray>& inputs,
                                           const std::vector<runtime::NDArray>& packed, const MeasureOptions& options);
 
 // The host CPU's part of it before the flush is limited to the constants

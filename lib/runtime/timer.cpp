@@ -72,6 +72,41 @@ void evict_private_caches(int64_t bytes) {
   (void)keep;
 }
 
+std::pair<int64_t, int64_t> handed_over_share(int64_t plane_bytes, int t, int threads) {
+  return {plane_bytes * t / threads, plane_bytes * (t + 1) / threads};
+}
+
+HandedOver handed_over_by_rows(void* data, size_t bytes, const std::vector<int64_t>& shape) {
+  return {{static_cast<std::byte*>(data), bytes}, shape.size() >= 4 ? shape[0] * shape[1] : 1};
+}
+
+void hand_over(const std::vector<HandedOver>& buffers) {
+  if (buffers.empty()) return;
+  struct Closure {
+    const std::vector<HandedOver>* buffers;
+    int threads;
+  } c{&buffers, num_threads()};
+  // One iteration per thread: the pool runs chunk w on its worker w, as it
+  // runs chunk w of every kernel's parallel loop.
+  tunectl_parallel_for(
+      [](void* p, int64_t begin, int64_t end) {
+        const auto* c = static_cast<const Closure*>(p);
+        for (int64_t t = begin; t < end; ++t) {
+          for (const HandedOver& b : *c->buffers) {
+            const int64_t planes = std::max<int64_t>(1, b.planes);
+            const int64_t plane = static_cast<int64_t>(b.bytes.size()) / planes;
+            const auto [first, last] = handed_over_share(plane, static_cast<int>(t), c->threads);
+            for (int64_t k = 0; k < planes; ++k) {
+              volatile std::byte* base = b.bytes.data() + k * plane;
+              // The share's first byte, then the start of each later line.
+              for (int64_t i = first; i < last; i = (i / 64 + 1) * 64) base[i] = base[i];
+            }
+          }
+        }
+      },
+      &c, c.threads);
+}
+
 void flush_buffers(const std::vector<std::span<const std::byte>>& buffers) {
 #if defined(__x86_64__)
   constexpr uintptr_t kLine = 64;  // the cache line of every x86-64 CPU
@@ -117,6 +152,7 @@ std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& f
         flush_cpu_cache();
       }
       if (options.evict_private_bytes > 0) evict_private_caches(options.evict_private_bytes);
+      hand_over(options.handed_over);
       if (options.settle_seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(options.settle_seconds));
       double t0 = now_seconds();
       for (int i = 0; i < number[f]; ++i) fns[f]();

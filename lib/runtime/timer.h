@@ -5,11 +5,23 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace tunectl::runtime {
+
+// A buffer a timed kernel reads as its producer inside a model leaves it:
+// `planes` equal planes (N x C/b of an NCHW[x]c image, N x C of NCHW; 1 for
+// other tensors), each plane's rows dealt out to the pool's threads in
+// contiguous shares, as a parallel loop over the rows splits them
+// (search/sketch_annotation.cpp, rows_first).
+struct HandedOver {
+  std::span<std::byte> bytes;
+  int64_t planes = 1;
+};
 
 struct TimingOptions {
   int repeats = 5;                   // repeats whose median is reported
@@ -28,6 +40,15 @@ struct TimingOptions {
   // the L3 but not the L2 (tune/constant_footprint.h). Independent of
   // flush_cache.
   int64_t evict_private_bytes = 0;
+  // Before each repeat (after the flush and the eviction) every thread of
+  // the pool rewrites its share of these buffers (hand_over), so that the
+  // timed calls find them in the caches of the threads that wrote them, as
+  // a kernel finds the activations its producer has just written: a thread
+  // that reads rows another thread wrote waits for the other core's caches
+  // (on 2 vCPUs of a Zen 5, 1 MB read after the other thread wrote it took
+  // 16.6 us against 5.9 us after it wrote it itself). Timed without this,
+  // every input was as warm in each core as the last call had left it.
+  std::vector<HandedOver> handed_over;
   // Sleep before each repeat, so that the idle threads of another runtime
   // (OpenMP's workers spin for milliseconds after a parallel region) have
   // gone to sleep before the timed calls start.
@@ -57,6 +78,15 @@ TimingOptions flushing_only(TimingOptions options, std::vector<std::span<const s
 // on the first call, grown when asked for more; call it once before forking
 // workers so they share it): TimingOptions::evict_private_bytes.
 void evict_private_caches(int64_t bytes);
+
+// A tensor of this shape as a rows-first producer leaves it: planes N x C
+// (or N x C/b) when it has 4 axes or more, else one plane.
+HandedOver handed_over_by_rows(void* data, size_t bytes, const std::vector<int64_t>& shape);
+// Each thread t of the pool's T rewrites (one byte per cache line, its own
+// value) share t of every plane of each buffer: TimingOptions::handed_over.
+void hand_over(const std::vector<HandedOver>& buffers);
+// The bytes [begin, end) of a plane of plane_bytes that thread t of T owns.
+std::pair<int64_t, int64_t> handed_over_share(int64_t plane_bytes, int t, int threads);
 
 // Evicts the caches by reading a buffer larger than the last level (made on
 // the first call; call it once before forking workers so they share it).

@@ -88,7 +88,7 @@ TEST_CASE("on the CPU each timed call is alone, after the constants alone were e
   REQUIRE(placeholders.size() == 2);
   REQUIRE_FALSE(placeholders[0]->constant);
   REQUIRE(placeholders[1]->constant);
-  const std::vector<runtime::NDArray> inputs = check::check_inputs(*gemm, 1);
+  std::vector<runtime::NDArray> inputs = check::check_inputs(*gemm, 1);
   const std::vector<runtime::NDArray> packed = {runtime::NDArray(ir::DType::Float32, {3, 8, 8})};
   measure::MeasureOptions o = fast_options();
   o.cpu_calls = 7;
@@ -104,10 +104,16 @@ TEST_CASE("on the CPU each timed call is alone, after the constants alone were e
   CHECK(t.flush_buffers[0].size() == inputs[1].num_bytes());
   CHECK(t.flush_buffers[1].data() == static_cast<const std::byte*>(packed[0].raw()));
   CHECK(t.flush_buffers[1].size() == 3 * 8 * 8 * sizeof(float));
+  // The activation (not constant) is handed over to the threads, one plane.
+  REQUIRE(t.handed_over.size() == 1);
+  CHECK(t.handed_over[0].bytes.data() == static_cast<std::byte*>(inputs[0].raw()));
+  CHECK(t.handed_over[0].bytes.size() == inputs[0].num_bytes());
+  CHECK(t.handed_over[0].planes == 1);
 
   // Nothing constant: nothing is flushed (an empty list would mean the whole cache).
   auto matmul = matmul_dag();
-  t = measure::timing_options_for(*matmul, check::check_inputs(*matmul, 1), {}, o);
+  std::vector<runtime::NDArray> matmul_inputs = check::check_inputs(*matmul, 1);
+  t = measure::timing_options_for(*matmul, matmul_inputs, {}, o);
   CHECK(t.repeats == 7);
   CHECK_FALSE(t.flush_cache);
   CHECK(t.flush_buffers.empty());

@@ -53,3 +53,39 @@ TEST_CASE("time_function repeats until a repeat lasts the minimum time", "[unit]
   CHECK(t.min() <= t.median());
   CHECK(t.median() <= t.max());
 }
+
+TEST_CASE("handing activations over deals each plane's rows out to the threads and keeps their values", "[unit]") {
+  // The shares of T threads tile a plane in order, whatever its size.
+  for (int threads : {1, 2, 3, 16}) {
+    for (int64_t plane : {int64_t{1}, int64_t{64}, int64_t{1000}, int64_t{56 * 56 * 64}}) {
+      int64_t next = 0;
+      for (int t = 0; t < threads; ++t) {
+        const auto [begin, end] = runtime::handed_over_share(plane, t, threads);
+        CHECK(begin == next);
+        CHECK(end >= begin);
+        next = end;
+      }
+      CHECK(next == plane);
+    }
+  }
+  // NCHW[x]c images split per (n, channel block); other tensors as one plane.
+  std::vector<float> data(2 * 3 * 8 * 5 * 4);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(i) * 0.25f;
+  const std::vector<float> before = data;
+  const size_t bytes = data.size() * sizeof(float);
+  runtime::HandedOver image = runtime::handed_over_by_rows(data.data(), bytes, {2, 3, 8, 5, 4});
+  CHECK(image.planes == 6);
+  CHECK(image.bytes.size() == bytes);
+  CHECK(runtime::handed_over_by_rows(data.data(), bytes, {48, 20}).planes == 1);
+  runtime::set_num_threads(2);
+  runtime::TimingOptions o;
+  o.repeats = 2;
+  o.min_repeat_seconds = 0;
+  o.flush_cache = false;
+  o.handed_over = {image, runtime::handed_over_by_rows(data.data(), bytes, {960})};
+  int calls = 0;
+  runtime::time_function([&] { ++calls; }, o);
+  CHECK(calls == 3);
+  CHECK(data == before);
+  runtime::set_num_threads(0);
+}
