@@ -163,6 +163,10 @@ void run_bench_model(const BenchOptions& o) {
   tuned_options.launch_graph = o.launch_graph;
   tuned_options.schedule = schedules_from_log(*logs, coverage);
   Variant tuned = load(chosen.graph, tuned_options);
+  // Timed alone, the default schedules would pass for the log's.
+  user_check(!o.tuned_only || !coverage.covered.empty(), "bench: ", o.log, " has a record for none of the model's ",
+             coverage.seen.size(), " tasks on target '", o.backend->target().str(),
+             "' (--tuned-only would time default schedules alone; --target selects the log's target)");
   if (base) {
     compare_runs(tuned.model.executor.run(inputs), base->model.executor.run(inputs));
   } else {

@@ -97,6 +97,9 @@ expect 0 "constructed task 7/7" -- "$tunectl" tune "$model" --layout nchw --sear
 expect 0 "7 of 7 subgraphs have no measured record (7 only an estimate)" -- "$tunectl" bench "$model" \
   --log "$work/constructed.json" --tuned-only --repeats 2 --layout nchw
 expect 2 "--tuned-only needs --log" -- "$tunectl" bench "$model" --tuned-only
+# A log with no record for the target: nothing tuned to time.
+expect 2 "has a record for none of the model's 7 tasks on target 'llvm -mcpu=x86-64-v3'" -- "$tunectl" bench \
+  "$model" --log "$work/cnn.json" --target "llvm -mcpu=x86-64-v3" --tuned-only --repeats 1 --layout nchw
 # A log that covers some tasks: the rest run default schedules, named.
 expect 0 "default schedules (no record for target" -- "$tunectl" run "$model" --seed 5 --log "$work/cnn.json" \
   --layout nchwc --output-dir "$work/run-partial"
