@@ -40,6 +40,8 @@ struct TuneCmdOptions {
   std::string target = "llvm";
   std::string log_path;
   std::vector<std::string> records;  // logs of other runs whose best programs start this one
+  std::vector<std::string> retime;   // logs of other machines or hours whose best programs are measured again first
+  int retime_top = 8;                // programs per task to measure again
   std::string kernels_dir;
   std::string policy = "gradient";
   std::string search = "evolutionary";
@@ -131,6 +133,22 @@ void transfer(const std::vector<LaidOutModel>& layouts, const TuneCmdOptions& o)
               t.tasks.size() == 1 ? "" : "s", names.c_str());
 }
 
+// --retime: the best programs other logs hold for the tasks of every
+// candidate layout are measured again first (no record is copied).
+void retime(const std::vector<LaidOutModel>& layouts, TuneCmdOptions& o) {
+  std::vector<tasks::Task> all;
+  for (const LaidOutModel& l : layouts) all.insert(all.end(), l.tasks.begin(), l.tasks.end());
+  tune::Retime r = tune::programs_to_retime(o.retime, all, o.tune.backend->target().str(), o.retime_top);
+  for (const std::string& w : r.warnings) spdlog::warn("{}", w);
+  size_t programs = 0;
+  for (const auto& [key, steps] : r.programs) programs += steps.size();
+  std::printf("retime: %d records of %s from %d file%s; %zu programs of %zu tasks (up to %d each) are measured "
+              "again first\n",
+              r.records, o.tune.backend->target().str().c_str(), r.files, r.files == 1 ? "" : "s", programs,
+              r.programs.size(), o.retime_top);
+  o.tune.retime = std::move(r.programs);
+}
+
 void run_tune(TuneCmdOptions& o) {
   o.tune.backend = backend::make_backend(backend::resolve_target(o.target));
   o.tune.progress = spdlog::should_log(spdlog::level::info);  // off with -q
@@ -153,6 +171,8 @@ void run_tune(TuneCmdOptions& o) {
   // auto) until the kernels folder is written.
   const log::LogLock log_lock(o.log_path, o.wait_for_log);
   if (!o.records.empty()) transfer(layouts, o);
+  user_check(o.retime.empty() || !construct, "tune: --retime measures programs, and this run constructs without timing any");
+  if (!o.retime.empty()) retime(layouts, o);
   // Construction measures nothing to choose a layout by: the first candidate.
   std::vector<tasks::Task> tasks =
       layouts.size() == 1 || construct ? std::move(layouts.front().tasks) : measure_layouts(std::move(layouts), o);
@@ -216,6 +236,13 @@ void register_tune(CLI::App& app) {
                   "Logs (files or folders) of other runs or models: each task they tuned for this target starts "
                   "from their best program, copied into --log")
       ->expected(1, -1);
+  sub->add_option("--retime", o->retime,
+                  "Logs (files or folders) of another machine or hour: each task's best programs there for this "
+                  "target are measured again here first, their times not copied")
+      ->expected(1, -1);
+  sub->add_option("--retime-top", o->retime_top, "Programs per task that --retime measures again")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   sub->add_option("--kernels", o->kernels_dir, "Kernels folder to write (default: <model stem>.kernels)");
   sub->add_flag("--wait-for-log", o->wait_for_log,
                 "When another run is writing --log, wait for it to end instead of stopping");

@@ -40,7 +40,8 @@ struct XgbParams {
   double min_weight = 0.0;    // floor of a program's weight (0: the label, as Ansor; 1: unweighted)
   int num_rounds = 100;       // most boosting rounds per retrain
   // Early stopping: every validation_every-th program is held out, and
-  // boosting stops once the held-out loss has not improved for this many
+  // boosting stops once the held-out programs' ranking within their tasks
+  // (mean_task_spearman) has not improved for this many
   // rounds; the model is then refit on every program with the best round
   // count. 0: always num_rounds rounds on every program.
   int early_stopping_rounds = 10;
@@ -59,9 +60,9 @@ struct XgbParams {
 // row to the whole program's label, which makes the sum count rows; the
 // pack-sum gradients are handed to XGBoost directly instead. update()
 // retrains from scratch on all data seen so far, as many rounds as a
-// held-out fifth says help: on real logs a fixed 100 rounds overfit (held-out
+// held-out fifth ranks best: on real logs a fixed 100 rounds overfit (held-out
 // Spearman of light ResNet-50's tasks 0.14, against 0.45 at the 3 rounds
-// that early stopping picks).
+// that early stopping picked on the log of 2026-11-28).
 // Before the first update, predict() returns zeros (search uses random
 // scores until there is data).
 class XgbCostModel : public CostModel {
@@ -104,5 +105,11 @@ class RandomCostModel : public CostModel {
 // Pearson correlation of their ranks, ties taking their average rank. 0 when
 // either side is constant. How well a cost model ranks is what search needs.
 double spearman(const std::vector<double>& a, const std::vector<double>& b);
+
+// The mean over tasks (task_of: one per program) with at least min_programs
+// programs of the Spearman correlation between their scores and values
+// (throughputs or labels); NaN when no task has that many.
+double mean_task_spearman(const std::vector<double>& scores, const std::vector<double>& values,
+                          const std::vector<int>& task_of, size_t min_programs = 5);
 
 }  // namespace tunectl::search

@@ -143,11 +143,17 @@ std::vector<Candidate> TaskSearch::next_batch(int n, CostModel& model,
     taken.insert(key);
     batch.push_back(c);
   };
+  // Seeds past a full batch wait for the next one.
+  std::vector<Candidate> waiting;
   for (Candidate& c : seeds_) {
+    if (static_cast<int>(batch.size()) >= n) {
+      waiting.push_back(std::move(c));
+      continue;
+    }
     lower_candidate(c, params_.target, &lowering_seconds_);
     if (c.lowering->func) take(c, state_key(c.state));
   }
-  seeds_.clear();
+  seeds_ = std::move(waiting);
   int num_random = static_cast<int>(std::lround(params_.eps_greedy * n));
   std::vector<const ScoreTable::Entry*> ranked = table.ranked();
   for (const auto* e : ranked) {

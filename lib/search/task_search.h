@@ -38,8 +38,9 @@ class TaskSearch {
   // an error); the best ones seed later generations. A candidate not yet
   // lowered (one read from a log) is lowered when it is first scored.
   void add_measured(const Candidate& candidate, double cost_seconds);
-  // A program to measure first (a constructed one): the next batch starts
-  // with the seeds not measured yet.
+  // A program to measure first (a constructed or retimed one): the next
+  // batch starts with the seeds not measured yet, in the order added; those
+  // past its size wait for the batch after.
   void add_seed(Candidate candidate) { seeds_.push_back(std::move(candidate)); }
 
   // Seconds spent in lower() by this search so far.

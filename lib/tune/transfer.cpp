@@ -1,18 +1,25 @@
 #include "tune/transfer.h"
 
+#include <algorithm>
 #include <filesystem>
-#include <map>
 #include <memory>
 #include <set>
 
+#include "ir/error.h"
 #include "log/log_file.h"
 
 namespace tunectl::tune {
+namespace {
 
-Transfer transfer_records(const std::vector<std::string>& paths, const std::vector<tasks::Task>& tasks,
-                          const std::string& target, const std::string& log_path) {
-  Transfer out;
-  std::vector<log::Record> others;
+struct OtherRecords {
+  int files = 0;
+  std::vector<log::Record> records;  // measured on the target, in file order
+  std::vector<std::string> warnings;
+};
+
+// The measured (not estimated) records of `target` in the logs at `paths`.
+OtherRecords read_other_records(const std::vector<std::string>& paths, const std::string& target) {
+  OtherRecords out;
   for (const std::string& path : paths) {
     for (const std::string& file : log::log_files(path)) {
       log::LogContents contents = log::read_log(file);
@@ -21,11 +28,22 @@ Transfer transfer_records(const std::vector<std::string>& paths, const std::vect
       const std::string note = log::other_targets_note(contents.records, target);
       if (!note.empty()) out.warnings.push_back(file + ": " + note);
       for (log::Record& r : log::records_for_target(contents.records, target))
-        if (!r.result.estimated) others.push_back(std::move(r));
+        if (!r.result.estimated) out.records.push_back(std::move(r));
     }
   }
-  out.records = static_cast<int>(others.size());
-  const std::map<std::string, log::Record> best = log::best_records(others, target);
+  return out;
+}
+
+}  // namespace
+
+Transfer transfer_records(const std::vector<std::string>& paths, const std::vector<tasks::Task>& tasks,
+                          const std::string& target, const std::string& log_path) {
+  Transfer out;
+  OtherRecords others = read_other_records(paths, target);
+  out.files = others.files;
+  out.warnings = std::move(others.warnings);
+  out.records = static_cast<int>(others.records.size());
+  const std::map<std::string, log::Record> best = log::best_records(others.records, target);
 
   std::vector<log::Record> own;
   if (std::filesystem::exists(log_path)) own = log::records_for_target(log::read_log(log_path).records, target);
@@ -48,6 +66,33 @@ Transfer transfer_records(const std::vector<std::string>& paths, const std::vect
     out.tasks.push_back(task.name);
   }
   if (writer && !writer->warning().empty()) out.warnings.push_back(writer->warning());
+  return out;
+}
+
+Retime programs_to_retime(const std::vector<std::string>& paths, const std::vector<tasks::Task>& tasks,
+                          const std::string& target, int top) {
+  user_check(top >= 1, "tune: --retime-top must be at least 1, got ", top);
+  Retime out;
+  OtherRecords others = read_other_records(paths, target);
+  out.files = others.files;
+  out.warnings = std::move(others.warnings);
+  out.records = static_cast<int>(others.records.size());
+  std::set<std::string> wanted;
+  for (const tasks::Task& t : tasks) wanted.insert(t.workload_key);
+  std::vector<const log::Record*> valid;
+  for (const log::Record& r : others.records)
+    if (r.result.ok() && wanted.count(r.task.workload_key)) valid.push_back(&r);
+  // Fastest first; a program listed twice (merged logs) counts once.
+  std::stable_sort(valid.begin(), valid.end(), [](const log::Record* a, const log::Record* b) {
+    return a->result.median_cost() < b->result.median_cost();
+  });
+  std::set<std::string> seen;
+  for (const log::Record* r : valid) {
+    std::vector<std::vector<schedule::Step>>& programs = out.programs[r->task.workload_key];
+    if (static_cast<int>(programs.size()) >= top || !seen.insert(log::program_key(r->task.workload_key, r->steps)).second)
+      continue;
+    programs.push_back(r->steps);
+  }
   return out;
 }
 

@@ -76,6 +76,8 @@ class Tuner {
   }
 
   void resume();
+  // Seeds each task's search with its programs of o_.retime the log lacks.
+  void seed_retimed();
   // Searches and measures one round of task t; a search that ran dry marks
   // the task exhausted.
   void tune_round(int t);
@@ -120,6 +122,21 @@ void Tuner::resume() {
     if (!rt.history.empty()) scheduler_.restore(static_cast<int>(t), rt.history);
   }
   if (!state.features.empty()) model_->update(state.features, state.throughputs);
+}
+
+void Tuner::seed_retimed() {
+  for (size_t t = 0; t < tasks_.size(); ++t) {
+    auto it = o_.retime.find(tasks_[t].workload_key);
+    if (it == o_.retime.end()) continue;
+    for (const std::vector<schedule::Step>& steps : it->second) {
+      if (measured_.count(log::program_key(tasks_[t].workload_key, steps))) continue;
+      try {
+        runs_[t].search.add_seed({schedule::replay(tasks_[t].dag, steps), nullptr});
+      } catch (const UserError& e) {
+        warn(summary_, "not retiming a program of " + tasks_[t].name + " that does not replay: " + e.what());
+      }
+    }
+  }
 }
 
 std::string Tuner::stop_reason() const {
@@ -227,6 +244,7 @@ TuneSummary Tuner::run() {
     summary_.tasks.push_back(ts);
   }
   resume();
+  seed_retimed();
   // On a GPU, each task's constructed program (seconds, no device) is its
   // first measurement: the search starts from the analytic model's best.
   if (backend_->builds_device_code()) {

@@ -12,7 +12,9 @@
 // trial budget only as history (the budget is for new measurements).
 //
 // On a GPU target, each task's search is seeded with its constructed program
-// (search/construct.h), measured in its first round.
+// (search/construct.h), measured in its first round. Programs to retime
+// (transfer.h, `--retime`) are seeds too: measured first, fastest first, in
+// as many of the task's rounds as they fill, unless the log has them.
 //
 // Progress: one live line on stderr while tuning (task, round, trials done of
 // the budget, best GFLOP/s of the task, estimated end-to-end latency
@@ -20,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,6 +54,9 @@ struct TuneOptions {
   double slow_cutoff_factor = 3;
   bool use_cost_model = true;        // false: XGBoost replaced by RandomCostModel (a baseline)
   bool progress = true;              // the live progress line on stderr
+  // Programs measured elsewhere, by workload key, to measure again here
+  // first (transfer.h, programs_to_retime); their steps must replay.
+  std::map<std::string, std::vector<std::vector<schedule::Step>>> retime;
   tasks::SchedulerParams scheduler;
   search::SearchParams search;
   search::XgbParams xgb;

@@ -83,8 +83,18 @@ if $cpu_runs_here; then
   expect 0 "wrote 7 of 7 kernels" -- "$tunectl" tune "$model" --target "$host_cpu" --records "$host_log" --trials 0 \
     --log "$work/transfer.json" --kernels "$work/transfer.kernels"
   check "a second transfer adds nothing" test "$(wc -l <"$work/transfer.json")" -eq 14
+  # tune --retime: each NCHW task measures the other log's best program
+  # again, in its one round of one; no record is copied.
+  expect 0 "7 programs of 7 tasks (up to 1 each) are measured again first" -- "$tunectl" tune "$model" \
+    --target "$host_cpu" --layout nchw --retime "$host_log" --retime-top 1 --trials 7 --measures-per-round 1 \
+    --log "$work/retime.json" --kernels "$work/retime.kernels"
+  "$tunectl" log best "$host_log" -o "$work/host-best.json" >/dev/null
+  steps() { sed 's/.*"steps":\(.*\),"task":.*/\1/' "$1" | sort -u; }
+  check "the retimed programs are the other log's best" \
+    test "$(comm -12 <(steps "$work/retime.json") <(steps "$work/host-best.json") | wc -l)" -eq 7
+  check "no record of the other log is copied" test -z "$(comm -12 <(sort "$work/retime.json") <(sort "$host_log"))"
 else
-  skip 4 "this CPU runs the code of no committed small_cnn log"
+  skip 7 "this CPU runs the code of no committed small_cnn log"
 fi
 
 # report: one self-contained page (the browser test is test_report's).
