@@ -119,11 +119,18 @@ void write_kernels(const std::vector<tasks::Task>& tasks, const std::string& log
               (std::filesystem::path(dir) / "manifest.json").string().c_str());
 }
 
+// The tasks of every candidate layout, in order (a task two layouts share
+// appears twice).
+std::vector<tasks::Task> tasks_of(const std::vector<LaidOutModel>& layouts) {
+  std::vector<tasks::Task> all;
+  for (const LaidOutModel& l : layouts) all.insert(all.end(), l.tasks.begin(), l.tasks.end());
+  return all;
+}
+
 // --records: the best programs other logs hold for the tasks of every
 // candidate layout go into this run's log before it is read.
 void transfer(const std::vector<LaidOutModel>& layouts, const TuneCmdOptions& o) {
-  std::vector<tasks::Task> all;
-  for (const LaidOutModel& l : layouts) all.insert(all.end(), l.tasks.begin(), l.tasks.end());
+  const std::vector<tasks::Task> all = tasks_of(layouts);
   const tune::Transfer t = tune::transfer_records(o.records, all, o.tune.backend->target().str(), o.log_path);
   for (const std::string& w : t.warnings) spdlog::warn("{}", w);
   std::string names;
@@ -136,8 +143,7 @@ void transfer(const std::vector<LaidOutModel>& layouts, const TuneCmdOptions& o)
 // --retime: the best programs other logs hold for the tasks of every
 // candidate layout are measured again first (no record is copied).
 void retime(const std::vector<LaidOutModel>& layouts, TuneCmdOptions& o) {
-  std::vector<tasks::Task> all;
-  for (const LaidOutModel& l : layouts) all.insert(all.end(), l.tasks.begin(), l.tasks.end());
+  const std::vector<tasks::Task> all = tasks_of(layouts);
   tune::Retime r = tune::programs_to_retime(o.retime, all, o.tune.backend->target().str(), o.retime_top);
   for (const std::string& w : r.warnings) spdlog::warn("{}", w);
   size_t programs = 0;

@@ -93,8 +93,11 @@ if $cpu_runs_here; then
   check "the retimed programs are the other log's best" \
     test "$(comm -12 <(steps "$work/retime.json") <(steps "$work/host-best.json") | wc -l)" -eq 7
   check "no record of the other log is copied" test -z "$(comm -12 <(sort "$work/retime.json") <(sort "$host_log"))"
+  expect 2 "--retime measures programs, and this run constructs without timing any" -- "$tunectl" tune "$model" \
+    --target "$host_cpu" --search construct --retime "$host_log" --log "$work/retime-construct.json" \
+    --kernels "$work/retime-construct.kernels"
 else
-  skip 7 "this CPU runs the code of no committed small_cnn log"
+  skip 8 "this CPU runs the code of no committed small_cnn log"
 fi
 
 # report: one self-contained page (the browser test is test_report's).

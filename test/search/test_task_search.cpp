@@ -4,6 +4,7 @@
 // prints how long a batch takes and asserts only its size.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -107,6 +108,31 @@ TEST_CASE("a seed is measured first, once", "[task_search][cpu]") {
   CHECK(key(first[0].state) == key(seed->state));
   auto second = search.next_batch(6, model, [&](const schedule::State& s) { return key(s) == key(seed->state); });
   for (const auto& c : second) CHECK(key(c.state) != key(seed->state));
+}
+
+TEST_CASE("seeds past a full batch start the next one, in the order added", "[task_search][cpu]") {
+  auto dag = matmul_dag(32, 32, 32);
+  search::XgbCostModel model;
+  std::mt19937_64 rng(7);
+  const std::vector<schedule::State> sketches = search::generate_sketches(dag, small_params());
+  std::vector<std::string> seeds;
+  search::TaskSearch search(dag, 0, small_params(), 3);
+  while (seeds.size() < 3) {
+    std::optional<search::Candidate> c = search::annotate_randomly(sketches.back(), rng, small_params());
+    if (!c || std::find(seeds.begin(), seeds.end(), key(c->state)) != seeds.end()) continue;
+    seeds.push_back(key(c->state));
+    search.add_seed({c->state, nullptr});
+  }
+  std::set<std::string> measured;
+  auto is_measured = [&](const schedule::State& s) { return measured.count(key(s)) != 0; };
+  auto first = search.next_batch(2, model, is_measured);
+  REQUIRE(first.size() == 2);
+  CHECK(key(first[0].state) == seeds[0]);
+  CHECK(key(first[1].state) == seeds[1]);
+  for (const auto& c : first) measured.insert(key(c.state));
+  auto second = search.next_batch(2, model, is_measured);
+  REQUIRE(!second.empty());
+  CHECK(key(second[0].state) == seeds[2]);
 }
 
 TEST_CASE("add_measured states seed later batches", "[task_search][cpu]") {
