@@ -41,11 +41,6 @@ LaidOutModel all_winograd(const std::string& name, const graph::Graph& g, int64_
   return laid_out(name, graph::block_channels(g, block, [m](const graph::Node&) { return m; }), block, m);
 }
 
-double best_cost(const TuningLogs& logs, const std::string& key) {
-  auto it = logs.best.find(key);
-  return it == logs.best.end() ? std::numeric_limits<double>::infinity() : it->second.result.median_cost();
-}
-
 // Each blocked convolution node's name -> the workload key of its task.
 std::map<std::string, std::string> convolution_tasks(const LaidOutModel& m) {
   const std::vector<graph::Subgraph> subgraphs = graph::partition(m.graph);

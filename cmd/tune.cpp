@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -64,23 +66,71 @@ TuningLogs log_so_far(const TuneCmdOptions& o) {
   return read_tuning_logs(o.log_path, o.tune.backend->target().str());
 }
 
+// The tasks of every candidate layout, in order (a task two layouts share
+// appears twice).
+std::vector<tasks::Task> tasks_of(const std::vector<LaidOutModel>& layouts) {
+  std::vector<tasks::Task> all;
+  for (const LaidOutModel& l : layouts) all.insert(all.end(), l.tasks.begin(), l.tasks.end());
+  return all;
+}
+
+// The first round of --layout auto ends early once the last candidate (nchw,
+// the model's own graph) cannot win: when its measured tasks alone sum to
+// more than all of the first's (nchwc, which choosing Winograd per
+// convolution only makes faster), the rest of its tasks would only add to
+// that. Empty while it still can.
+std::string nchw_cannot_win(const LaidOutModel& first, const LaidOutModel& last,
+                            const std::map<std::string, double>& best) {
+  auto cost = [&](const tasks::Task& t) {
+    auto it = best.find(t.workload_key);
+    return it == best.end() ? std::numeric_limits<double>::infinity() : it->second;
+  };
+  double first_sum = 0;
+  for (const tasks::Task& t : first.tasks) first_sum += t.weight * cost(t);
+  double measured = 0;
+  int left = 0;
+  for (const tasks::Task& t : last.tasks) {
+    if (std::isfinite(cost(t))) measured += t.weight * cost(t);
+    else ++left;
+  }
+  if (!std::isfinite(first_sum) || left == 0 || measured <= first_sum) return "";
+  char why[200];
+  std::snprintf(why, sizeof why,
+                "%s's measured tasks sum to %.4g ms, above all of %s's %.4g ms: its %d other tasks are left untuned",
+                last.layout.c_str(), measured * 1e3, first.layout.c_str(), first_sum * 1e3, left);
+  return why;
+}
+
 // --layout auto with several candidate layouts: tunes the tasks of all for
 // a first round each (8 programs per task, fewer when that would take more
 // than half of the trials), then keeps the tasks of the layout whose sum of
-// weight x best is lower (choose_layout: Winograd per convolution), with the budgets of o.tune reduced by what that
-// took. A log that covers both layouts already (a resumed run) decides
-// without measuring.
+// weight x best is lower (choose_layout: Winograd per convolution), with the
+// budgets of o.tune reduced by what that took. The last candidate's own
+// tasks come last, largest weight x FLOPs first, so that nchw_cannot_win
+// ends the round after the fewest. A log that covers every layout already
+// (a resumed run), or shows that nchw cannot win, decides without measuring.
 std::vector<tasks::Task> measure_layouts(std::vector<LaidOutModel> candidates, TuneCmdOptions& o) {
   TuningLogs logs = log_so_far(o);
-  bool covered = std::all_of(candidates.begin(), candidates.end(), [&](const LaidOutModel& c) {
+  const bool covered = std::all_of(candidates.begin(), candidates.end(), [&](const LaidOutModel& c) {
     return std::isfinite(logged_latency(c.tasks, logs));
   });
-  if (!covered) {
+  std::map<std::string, double> logged;
+  for (const tasks::Task& t : tasks_of(candidates)) logged[t.workload_key] = best_cost(logs, t.workload_key);
+  const std::string nchw_lost = covered ? "" : nchw_cannot_win(candidates.front(), candidates.back(), logged);
+  if (!nchw_lost.empty()) std::printf("layout auto: by the log, %s\n", nchw_lost.c_str());
+  if (!covered && nchw_lost.empty()) {
     std::vector<tasks::Task> both;  // every candidate's tasks, each once
     std::set<std::string> keys;
-    for (const LaidOutModel& c : candidates)
-      for (const tasks::Task& t : c.tasks)
+    for (size_t i = 0; i + 1 < candidates.size(); ++i)
+      for (const tasks::Task& t : candidates[i].tasks)
         if (keys.insert(t.workload_key).second) both.push_back(t);
+    std::vector<tasks::Task> last;
+    for (const tasks::Task& t : candidates.back().tasks)
+      if (keys.insert(t.workload_key).second) last.push_back(t);
+    std::stable_sort(last.begin(), last.end(), [](const tasks::Task& a, const tasks::Task& b) {
+      return a.weight * a.flops > b.weight * b.flops;
+    });
+    both.insert(both.end(), last.begin(), last.end());
     // One warm-up round of every task of both, within half of the trials.
     const int n = static_cast<int>(both.size());
     tune::TuneOptions first = o.tune;
@@ -91,8 +141,13 @@ std::vector<tasks::Task> measure_layouts(std::vector<LaidOutModel> candidates, T
     std::printf("layout auto: tuning the %zu tasks of the %zu layouts (%s) for %d trials, then the faster\n",
                 both.size(), candidates.size(), each.c_str(), first.trials);
     std::fflush(stdout);
+    first.stop_when = [&](const std::map<std::string, double>& best) {
+      return nchw_cannot_win(candidates.front(), candidates.back(), best);
+    };
     tune::TuneSummary summary = tune::tune(both, first);
     if (summary.interrupted || !summary.bugs.empty()) finish(summary, both, o);  // exits
+    if (summary.stop_reason != "trial budget" && summary.stop_reason != "all tasks done")
+      std::printf("layout auto: the first round ends early: %s\n", summary.stop_reason.c_str());
     o.tune.trials = std::max(0, o.tune.trials - summary.new_trials);
     if (o.tune.time_budget_s > 0) o.tune.time_budget_s = std::max(1.0, o.tune.time_budget_s - summary.wall_seconds);
     logs = log_so_far(o);
@@ -117,14 +172,6 @@ void write_kernels(const std::vector<tasks::Task>& tasks, const std::string& log
   kernels::Manifest manifest = kernels::write_kernel_cache(best, dir, backend);
   std::printf("wrote %zu of %zu kernels to %s (manifest: %s)\n", manifest.kernels.size(), tasks.size(), dir.c_str(),
               (std::filesystem::path(dir) / "manifest.json").string().c_str());
-}
-
-// The tasks of every candidate layout, in order (a task two layouts share
-// appears twice).
-std::vector<tasks::Task> tasks_of(const std::vector<LaidOutModel>& layouts) {
-  std::vector<tasks::Task> all;
-  for (const LaidOutModel& l : layouts) all.insert(all.end(), l.tasks.begin(), l.tasks.end());
-  return all;
 }
 
 // --records: the best programs other logs hold for the tasks of every

@@ -1,6 +1,7 @@
 #include "cmd/tuning_logs.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <vector>
@@ -84,6 +85,11 @@ ExecutorSchedule schedules_from_log(const TuningLogs& logs, LogCoverage& coverag
     coverage.covered.insert(key);
     return std::optional<schedule::State>(schedule::replay(dag, it->second.steps));
   };
+}
+
+double best_cost(const TuningLogs& logs, const std::string& key) {
+  auto it = logs.best.find(key);
+  return it == logs.best.end() ? std::numeric_limits<double>::infinity() : it->second.result.median_cost();
 }
 
 }  // namespace tunectl::cmd

@@ -30,6 +30,9 @@ struct TuningLogs {
 // unreadable.
 TuningLogs read_tuning_logs(const std::string& path, const std::string& target);
 
+// The lowest median cost of key's records in logs; +inf without one.
+double best_cost(const TuningLogs& logs, const std::string& key);
+
 // The workload keys a schedule hook was asked for, and those the log covered.
 struct LogCoverage {
   std::set<std::string> seen, covered;

@@ -3,10 +3,15 @@
 #include <chrono>
 #include <optional>
 
+#include <nlohmann/json.hpp>
+
 #include "ir/error.h"
+#include "schedule/steps.h"
 #include "search/features.h"
 
 namespace tunectl::search {
+
+std::string state_key(const schedule::State& s) { return schedule::steps_to_json(s.history).dump(); }
 
 const Lowering& lower_candidate(Candidate& c, const target::Target& target, double* lowering_seconds) {
   if (c.lowering) return *c.lowering;

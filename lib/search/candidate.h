@@ -32,6 +32,9 @@ struct Candidate {
 // adds the seconds lower() took to *lowering_seconds when given.
 const Lowering& lower_candidate(Candidate& c, const target::Target& target, double* lowering_seconds = nullptr);
 
+// Two states with the same key are the same program (their steps as JSON).
+std::string state_key(const schedule::State& s);
+
 // The cost model's view of a lowered candidate (no rows: lowering failed,
 // it predicts as 0).
 ProgramFeatures candidate_features(const Candidate& c, int task_id);

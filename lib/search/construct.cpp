@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <set>
+#include <string>
 
 #include "ir/error.h"
 #include "search/cpu_cost.h"
@@ -53,7 +55,7 @@ std::optional<Construction> construct_program(std::shared_ptr<const te::ComputeD
   if (starts.empty()) return std::nullopt;
   std::stable_sort(starts.begin(), starts.end(), [](const Rated& a, const Rated& b) { return a.cost < b.cost; });
   // Greedy walks from the best starting points.
-
+  std::vector<Rated> optima;  // where each walk ended
   for (int w = 0; w < std::min<int>(construct.walks, static_cast<int>(starts.size())); ++w) {
     Rated here = starts[w];
     for (int step = 0; step < construct.max_steps; ++step) {
@@ -67,6 +69,7 @@ std::optional<Construction> construct_program(std::shared_ptr<const te::ComputeD
       if (!next) break;  // no edge improves: a local optimum
       here = std::move(*next);
     }
+    optima.push_back(std::move(here));
   }
   std::stable_sort(rated.begin(), rated.end(), [](const Rated& a, const Rated& b) { return a.cost < b.cost; });
   const size_t tries = std::min<size_t>(rated.size(), 16);
@@ -77,6 +80,12 @@ std::optional<Construction> construct_program(std::shared_ptr<const te::ComputeD
   if (k == tries) return std::nullopt;
   out.best = std::move(rated[k].candidate);
   out.estimated_seconds = rated[k].cost;
+  std::stable_sort(optima.begin(), optima.end(), [](const Rated& a, const Rated& b) { return a.cost < b.cost; });
+  std::set<std::string> keys{state_key(out.best.state)};
+  for (Rated& o : optima) {
+    if (!std::isfinite(o.cost) || !keys.insert(state_key(o.candidate.state)).second) continue;
+    if (accept(*o.candidate.lowering->func)) out.other_optima.push_back(std::move(o.candidate));
+  }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "search/candidate.h"
 #include "search/search_params.h"
@@ -26,6 +27,10 @@ struct ConstructParams {
 
 struct Construction {
   Candidate best;              // lowered
+  // The other walks' local optima the backend takes, distinct from best and
+  // from each other, by estimate: more starting points for a measured search
+  // (the analytic model ranks programs only roughly).
+  std::vector<Candidate> other_optima;
   double estimated_seconds = 0;
   int states_rated = 0;        // states lowered and rated
   double seconds = 0;          // wall time of the construction

@@ -20,8 +20,6 @@ namespace tunectl::search {
 
 namespace {
 
-std::string state_key(const schedule::State& s) { return schedule::steps_to_json(s.history).dump(); }
-
 // Every candidate scored during one next_batch, by key, in first-seen order
 // (so ties break the same way on every run).
 class ScoreTable {

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -57,6 +58,11 @@ struct TuneOptions {
   // Programs measured elsewhere, by workload key, to measure again here
   // first (transfer.h, programs_to_retime); their steps must replay.
   std::map<std::string, std::vector<std::vector<schedule::Step>>> retime;
+  // Asked before each round and measurement with every task's best cost so
+  // far by workload key (+inf while it has none): a non-empty answer ends
+  // the run with it as the stop reason (--layout auto's first round ends
+  // once a layout cannot win, cmd/tune.cpp).
+  std::function<std::string(const std::map<std::string, double>& best_by_key)> stop_when;
   tasks::SchedulerParams scheduler;
   search::SearchParams search;
   search::XgbParams xgb;

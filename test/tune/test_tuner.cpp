@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <set>
 
 #include "log/log_file.h"
@@ -82,6 +83,32 @@ TEST_CASE("tuning logs every measurement and a resumed run measures only new pro
   std::set<std::string> after = unique_program_keys(records);
   CHECK(after.size() == 24);
   for (const std::string& k : before) CHECK(after.count(k) == 1);
+}
+
+TEST_CASE("stop_when ends a run with its reason once it sees the best costs it waits for", "[cpu][tune]") {
+  tune_test::TempDir dir("stop_when");
+  const std::vector<tasks::Task> tasks = tune_test::tiny_tasks();
+  tune::TuneOptions o = tune_test::fast_options(dir.file("stop.log.json"));
+  o.trials = 64;
+  int asked = 0;
+  // Stops once the relu (the second task, warmed up second) has a program.
+  o.stop_when = [&](const std::map<std::string, double>& best) -> std::string {
+    ++asked;
+    REQUIRE(best.size() == 2);
+    CHECK(best.count(tasks[0].workload_key) == 1);
+    return std::isfinite(best.at(tasks[1].workload_key)) ? "the relu has a program" : "";
+  };
+  tune::TuneSummary s = tune::tune(tasks, o);
+  CHECK(s.stop_reason == "the relu has a program");
+  CHECK_FALSE(s.interrupted);
+  CHECK(asked > 1);
+  REQUIRE(s.tasks.size() == 2);
+  CHECK(std::isfinite(s.tasks[1].best_cost));
+  // The matmul's warm-up round and the relu's first measurements, no more:
+  // the answer is asked after each measurement.
+  CHECK(s.new_trials > 8);
+  CHECK(s.new_trials < 16);
+  CHECK(static_cast<int>(log::read_log(o.log_path).records.size()) == s.new_trials);
 }
 
 TEST_CASE("an interrupt ends tuning after the candidates in flight with every record logged", "[cpu][tune]") {
