@@ -81,6 +81,7 @@ std::optional<Construction> construct_program(std::shared_ptr<const te::ComputeD
   out.best = std::move(rated[k].candidate);
   out.estimated_seconds = rated[k].cost;
   std::stable_sort(optima.begin(), optima.end(), [](const Rated& a, const Rated& b) { return a.cost < b.cost; });
+  if (!construct.other_optima) optima.clear();
   std::set<std::string> keys{state_key(out.best.state)};
   for (Rated& o : optima) {
     if (!std::isfinite(o.cost) || !keys.insert(state_key(o.candidate.state)).second) continue;

@@ -23,6 +23,10 @@ struct ConstructParams {
   int walks = 3;              // walks, from the best starting points
   int neighbours = 8;         // edges tried per step
   int max_steps = 24;         // steps of one walk
+  // Return the other walks' local optima too (Construction::other_optima),
+  // each checked by `accept`: a measured search starts from them, while a
+  // run that keeps only the best skips those checks (NVRTC for a GPU).
+  bool other_optima = true;
 };
 
 struct Construction {

@@ -64,9 +64,10 @@ TuneSummary construct_tasks(const std::vector<tasks::Task>& tasks, const TuneOpt
       ts.status = "interrupted";
     } else {
       std::optional<search::Construction> c =
-          search::construct_program(task.dag, params, options.seed + t, [&](const lower::LoweredFunc& f) {
-            return compiler_accepts(*backend, f);
-          });
+          search::construct_program(
+              task.dag, params, options.seed + t,
+              [&](const lower::LoweredFunc& f) { return compiler_accepts(*backend, f); },
+              search::ConstructParams{.other_optima = false});
       if (!c) {
         ts.status = "no program";
       } else {

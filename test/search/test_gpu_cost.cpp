@@ -7,6 +7,8 @@
 #include <cmath>
 #include <iostream>
 #include <map>
+#include <set>
+#include <string>
 
 #include "backend/backend.h"
 #include "ir/error.h"
@@ -187,6 +189,27 @@ TEST_CASE("construction on the CPU: a program of the CPU sketches that computes 
   REQUIRE(c.has_value());
   CHECK(std::isfinite(c->estimated_seconds));
   test::check_computes_reference(*dag, c->best.state, 3);
+  // The other walks' local optima (the seeds of a measured search): distinct
+  // programs, each computing the reference too; none when not asked for,
+  // none that `accept` refuses.
+  std::set<std::string> keys{search::state_key(c->best.state)};
+  REQUIRE(!c->other_optima.empty());  // this matmul's three walks end in three programs
+  for (const search::Candidate& o : c->other_optima) {
+    CHECK(keys.insert(search::state_key(o.state)).second);
+    test::check_computes_reference(*dag, o.state, 3);
+  }
+  CHECK(c->other_optima.size() <= 2);
+  const search::SearchParams params = search::for_target({}, backend::host_backend()->target());
+  const std::optional<search::Construction> best_only = search::construct_program(
+      dag, params, 1, [](const lower::LoweredFunc&) { return true; }, search::ConstructParams{.other_optima = false});
+  REQUIRE(best_only.has_value());
+  CHECK(best_only->other_optima.empty());
+  CHECK(search::state_key(best_only->best.state) == search::state_key(c->best.state));
+  const std::string best = lower::to_string(*c->best.lowering->func);
+  const std::optional<search::Construction> only_best_taken = search::construct_program(
+      dag, params, 1, [&](const lower::LoweredFunc& f) { return lower::to_string(f) == best; });
+  REQUIRE(only_best_taken.has_value());
+  CHECK(only_best_taken->other_optima.empty());
 }
 
 TEST_CASE("the analytic GPU cost ranks the device timings of the committed CUDA logs better than chance",
