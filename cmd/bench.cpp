@@ -49,7 +49,7 @@ void register_bench(CLI::App& app) {
   sub->add_option("--size", o->size, "--core: matmul size M = N = K (multiple of 32; of 128 with a cuda target)");
   sub->add_option("--log", o->log, "model: a tuning log; its best records give the tuned schedules");
   add_model_input_options(sub, o->model_inputs, "model: ");
-  sub->add_flag("--profile", o->profile, "model: print the time of every subgraph (last run)");
+  sub->add_flag("--profile", o->profile, "model: print the time of every subgraph (its median over the runs)");
   sub->add_flag("--tuned-only", o->tuned_only, "model: time the log's tuned schedules alone, not the defaults");
   sub->add_flag("--no-cuda-graph{false}", o->launch_graph,
                 "model, cuda: launch the kernels one by one instead of replaying them as one CUDA graph");

@@ -82,7 +82,7 @@ struct Executor::Impl {
   std::map<std::string, ValueSlot> slots;
   MemoryPlan plan;
   std::unique_ptr<uint8_t, FreeDeleter> arena;
-  std::vector<SubgraphTime> times;
+  std::vector<runtime::Timing> times;  // per subgraph, one entry per profiled run
   // Where the kernels keep their arguments between calls (a GPU's memory),
   // or nullptr for the host. On a device the model's constants are uploaded
   // once, the arena and a buffer per graph input live there, and a run
@@ -252,7 +252,7 @@ void Executor::Impl::launch_each(const std::map<std::string, runtime::NDArray>& 
       const auto start = std::chrono::steady_clock::now();
       call();
       if (device) device->synchronize();
-      times[s].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      times[s].seconds_per_call.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     } else {
       call();
     }
@@ -308,7 +308,7 @@ Executor::Executor(Graph graph, std::vector<Subgraph> subgraphs, ExecutorOptions
   impl_->pack_constants();
   impl_->bind_arguments();
   impl_->record_launches();
-  for (const auto& sg : impl_->subgraphs) impl_->times.push_back({sg.name, 0.0});
+  impl_->times.resize(impl_->subgraphs.size());
 }
 
 Executor::~Executor() = default;
@@ -403,7 +403,14 @@ size_t Executor::arena_offset(const std::string& value) const {
   return slot.offset;
 }
 
-const std::vector<SubgraphTime>& Executor::profile() const { return impl_->times; }
+std::vector<SubgraphTime> Executor::profile() const {
+  std::vector<SubgraphTime> medians;
+  for (size_t s = 0; s < impl_->subgraphs.size(); ++s) {
+    const runtime::Timing& t = impl_->times[s];
+    medians.push_back({impl_->subgraphs[s].name, t.seconds_per_call.empty() ? 0.0 : t.median()});
+  }
+  return medians;
+}
 const std::vector<Subgraph>& Executor::subgraphs() const { return impl_->subgraphs; }
 size_t Executor::planned_bytes() const { return impl_->plan.arena_bytes; }
 size_t Executor::unplanned_bytes() const { return impl_->plan.unplanned_bytes; }

@@ -44,7 +44,7 @@ struct ExecutorOptions {
 
 struct SubgraphTime {
   std::string name;
-  double seconds = 0;  // of the last run
+  double seconds = 0;  // the median over the profiled runs
 };
 
 // Where one argument of a kernel call lives (Executor::launch_plan).
@@ -75,7 +75,8 @@ class Executor {
 
   // inputs by graph input name; UserError for a missing, extra or misshapen input.
   std::map<std::string, runtime::NDArray> run(const std::map<std::string, runtime::NDArray>& inputs);
-  const std::vector<SubgraphTime>& profile() const;
+  // Each subgraph's median time over the runs so far (ExecutorOptions::profile).
+  std::vector<SubgraphTime> profile() const;
   // Each subgraph's kernel timed alone, after a run on `inputs`, in run
   // order (so each reads the values it reads in a run): repeats of
   // `timing` (its flush limited to the kernel's constants, prepacked copies

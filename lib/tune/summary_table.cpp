@@ -109,6 +109,11 @@ std::string summary_table(const TuneSummary& summary) {
                 summary.new_trials, summary.resumed_trials, summary.wall_seconds, summary.stop_reason.c_str(),
                 total_ms);
   out += buf;
+  if (summary.constructed_tasks > 0) {
+    std::snprintf(buf, sizeof(buf), "the search of %d task%s started from constructed programs (no valid program yet)\n",
+                  summary.constructed_tasks, summary.constructed_tasks == 1 ? "" : "s");
+    out += buf;
+  }
   if (summary.estimated)
     out += "no program was timed: the costs are the analytic model's estimates (construction), the records are "
            "marked estimated\n";

@@ -255,15 +255,20 @@ TuneSummary Tuner::run() {
   // starts from the analytic model's best. On the CPU they decide what
   // random draws found late or never: light ResNet-50's stage-4 1x1
   // convolutions, constructed, ran at 0.95 and 0.49 ms where 56 measured
-  // trials from scratch reached 1.28 and 0.62.
+  // trials from scratch reached 1.28 and 0.62. A task that already has a
+  // valid program (resumed: a later run, or --layout auto's main phase after
+  // its first round) starts from its measured programs instead; constructing
+  // it again would repeat the walks (and, for a GPU, their NVRTC checks).
   const Clock::time_point construct_start = Clock::now();
   for (size_t t = 0; t < tasks_.size(); ++t) {
+    if (std::isfinite(runs_[t].best_cost)) continue;
     std::optional<search::Construction> c = search::construct_program(
         tasks_[t].dag, search::for_target(o_.search, backend_->target()), o_.seed + t,
         [&](const lower::LoweredFunc& f) { return compiler_accepts(*backend_, f); });
     if (!c) continue;
     runs_[t].search.add_seed(std::move(c->best));
     for (search::Candidate& other : c->other_optima) runs_[t].search.add_seed(std::move(other));
+    ++summary_.constructed_tasks;
   }
   summary_.time.search_s += seconds_since(construct_start);
   measure::MeasureOptions measure_options = o_.measure;

@@ -106,6 +106,7 @@ struct TuneSummary {
   std::string log_path;
   int new_trials = 0;       // measured in this run
   int resumed_trials = 0;   // read from the log
+  int constructed_tasks = 0;  // tasks whose search started from constructed programs (those with no valid program yet)
   double wall_seconds = 0;
   TimeSplit time;           // of this run's wall_seconds
   bool interrupted = false; // ended by SIGINT/SIGTERM

@@ -73,6 +73,9 @@ TEST_CASE("the summary table has a row per task, shares and totals", "[tune]") {
   CHECK(table.find("5.0000") != std::string::npos);  // total ms
   CHECK(table.find("12 new measurements, 4 resumed") != std::string::npos);
   CHECK(table.find("trial budget") != std::string::npos);
+  CHECK(table.find("constructed programs") == std::string::npos);  // none: no line
+  s.constructed_tasks = 2;
+  CHECK(tune::summary_table(s).find("the search of 2 tasks started from constructed programs") != std::string::npos);
 }
 
 TEST_CASE("the summary table shows a task without a valid program as dashes, and why it has none", "[tune]") {

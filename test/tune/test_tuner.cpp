@@ -49,6 +49,7 @@ TEST_CASE("tuning logs every measurement and a resumed run measures only new pro
   CHECK(first.stop_reason == "trial budget");
   CHECK(first.new_trials == 16);
   CHECK(first.resumed_trials == 0);
+  CHECK(first.constructed_tasks == 2);  // the search of each starts from its constructed programs
   CHECK(total_trials(first) == 16);
   REQUIRE(first.tasks.size() == 2);
   for (const tune::TaskSummary& t : first.tasks) {
@@ -75,6 +76,7 @@ TEST_CASE("tuning logs every measurement and a resumed run measures only new pro
   tune::TuneSummary second = tune::tune(tasks, o);
   CHECK(second.resumed_trials == 16);
   CHECK(second.new_trials == 8);
+  CHECK(second.constructed_tasks == 0);  // both have measured programs: not constructed again
   CHECK(total_trials(second) == 24);
   for (size_t t = 0; t < 2; ++t) CHECK(second.tasks[t].best_cost <= first.tasks[t].best_cost);
 
