@@ -15,6 +15,22 @@ namespace {
 
 constexpr double kClockHz = 3e9;
 constexpr double kFmaPipes = 2;
+// Cycles before an FMA's result feeds the next one (4 on Zen 4, Ice Lake
+// and later): an accumulation needs latency x pipes independent chains to
+// keep both pipes busy.
+constexpr double kFmaLatencyCycles = 4;
+// An accumulator tile beyond the registers is loaded and stored around every
+// FMA: light ResNet-50's 3x3 convolutions constructed with 48-vector tiles
+// ran 4x slower than with 24.
+constexpr double kSpilledAccumulatorFactor = 2;
+// A 64-byte line brought from the L2 into the L1 again (the L2 moves about
+// a line a cycle into the L1; a miss the hardware prefetcher did not
+// foresee also stalls).
+constexpr double kL1RefillCycles = 1;
+// Lines of one L1 set it holds at once (Zen 4: 8; Intel since Ice Lake: 12):
+// a matmul tile of 16 rows of a 1024-wide matrix (4 KiB apart) evicts its
+// own lines, and ran at half the speed of one of 3 rows.
+constexpr double kL1Ways = 8;
 constexpr double kCoreBytesPerSecond = 20e9;
 constexpr double kMaxBandwidthCores = 4;
 constexpr double kMaxUnrolledInstructions = 1 << 14;
@@ -34,10 +50,16 @@ double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows,
                       select = column("float_select"), int_ops = column("int_ops"), guards = column("guard_ops"),
                       vec_len = column("vec_len"), parallel = column("parallel_product"),
                       unroll = column("unroll_product"), num_buffers = column("num_buffers"),
-                      exec = column("exec_product"), b0_bytes = column("b0_bytes");
+                      exec = column("exec_product"), update = column("is_update"), inner = column("innermost_extent"),
+                      b0_bytes = column("b0_bytes");
   const size_t per_buffer = column("b1_bytes") - b0_bytes;
   const size_t stride = column("b0_stride") - b0_bytes, reuse_distance = column("b0_reuse_distance") - b0_bytes,
-               reuse_count = column("b0_reuse_count") - b0_bytes;
+               reuse_count = column("b0_reuse_count") - b0_bytes, is_write = column("b0_is_write") - b0_bytes,
+               lines = column("b0_lines") - b0_bytes, line_reuse = column("b0_line_reuse_distance") - b0_bytes,
+               set_conflicts = column("b0_set_conflict_lines") - b0_bytes;
+  // Vector registers an accumulator tile may hold, leaving some for the
+  // operands (of AVX-512's 32, 28).
+  const double accumulator_registers = target.vector_registers - 4;
   double total = 0;
   double code = 0;  // instructions of the unrolled loop bodies
   for (const std::vector<float>& row : feature_rows) {
@@ -58,7 +80,9 @@ double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows,
     }
     // A vector loop runs in whole registers: 24 elements on 16 lanes take
     // two, 12 lanes each.
-    const double vector = std::max(1.0, value(vec_len));
+    // Rounded: log2(1 + 16) as a float decodes to 16.0000007, which would
+    // take two registers.
+    const double vector = std::max(1.0, std::round(value(vec_len)));
     double lanes = vector / std::ceil(vector / static_cast<double>(std::max(1, target.vector_lanes)));
     double flops = value(add) + value(mul) + 4 * value(div) + value(min_max) + 10 * value(math) + value(cmp) +
                    value(select) + runs * shuffled;
@@ -67,7 +91,37 @@ double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows,
       flops += runs * static_cast<double>(buffers.size());
       lanes = 1;
     }
-    const double compute_s = (flops + 0.25 * (value(int_ops) + value(guards))) / (lanes * kFmaPipes * kClockHz);
+    double compute_s = (flops + 0.25 * (value(int_ops) + value(guards))) / (lanes * kFmaPipes * kClockHz);
+    // An accumulation waits on its own last result: the accumulator's
+    // elements updated between two updates of one (its reuse distance) are
+    // the independent chains, in registers of `lanes`. One accumulator
+    // register inside the reduction loop runs at an eighth of the pipes'
+    // rate; 8 to 28 of them (a register tile) keep both busy. A scalar
+    // reduction over a contiguous innermost loop without guards is left
+    // alone: LLVM's loop vectorizer splits it into interleaved vectors.
+    bool contiguous = value(guards) == 0;
+    for (size_t b : buffers) contiguous = contiguous && value(b + stride) <= 1;
+    if (value(update) > 0 && (lanes > 1 || !contiguous)) {
+      for (size_t b : buffers) {
+        if (value(b + is_write) == 0) continue;
+        const double chains = std::max(1.0, std::round(value(b + reuse_distance))) / lanes;
+        compute_s *= std::max(1.0, kFmaLatencyCycles * kFmaPipes / chains);
+        if (chains > accumulator_registers) compute_s *= kSpilledAccumulatorFactor;
+      }
+    }
+    // The L1: a buffer whose lines are used again only after more than the
+    // L1 holds has passed through (line reuse distance x 4 bytes x the
+    // statement's buffers), or more lines of one set than it has ways,
+    // brings the lines it touches back from the L2 on
+    // every pass of the innermost loop: a convolution whose input channels
+    // within a block are the outer reduction loop reloads each input line
+    // once per channel.
+    const double passes = runs / std::max(1.0, std::round(value(inner)));
+    for (size_t b : buffers) {
+      const double between_uses = std::round(value(b + line_reuse)) * 4 * static_cast<double>(buffers.size());
+      if (between_uses > static_cast<double>(target.l1d_bytes) || std::round(value(b + set_conflicts)) > kL1Ways)
+        compute_s += kL1RefillCycles * passes * value(b + lines) / kClockHz;
+    }
     // Each buffer's traffic: its footprint while what runs between two uses
     // of an element fits the L2; beyond, every use reloads the lines it
     // touches (a strided walk a whole line per element).

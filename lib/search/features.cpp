@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -17,6 +19,9 @@ namespace {
 
 constexpr int kNumBuffers = 5;
 constexpr int64_t kCacheLineBytes = 64;
+// Addresses this far apart share an L1 set (x86 cores: 64 sets of 64-byte
+// lines, 32 KiB of 8 ways or 48 KiB of 12).
+constexpr int64_t kL1SetSpanBytes = 4096;
 // The innermost loop is walked point by point to count cache lines; longer
 // loops are sampled up to this many iterations (lines then scale linearly).
 constexpr int64_t kMaxLineWalk = 1024;
@@ -25,14 +30,17 @@ const char* const kScalarNames[] = {
     "float_add_sub", "float_mul",     "float_div",        "float_min_max",    "float_math",
     "float_cmp",     "float_select",  "int_ops",          "guard_ops",        "vec_len",
     "vec_inner_loops", "unroll_product", "parallel_product", "trip_product",  "exec_product",
-    "num_loops",     "outermost_extent",
+    "num_loops",     "outermost_extent", "innermost_extent",
     "is_update",     "num_buffers",   "arith_intensity",  "alloc_bytes",      "alloc_trips",
     "block_product", "thread_product", "vthread_product", "shared_bytes",   "blocks_per_sm",
     "wave_fill",     "gpu_estimate_ns", "double_buffered"};
-const char* const kBufferNames[] = {"bytes",        "lines",          "stride",     "reuse_carried",
-                                    "reuse_distance", "reuse_count", "is_write",  "thread_stride", "is_shared"};
+constexpr const char* kBufferNames[] = {"bytes",          "lines",       "stride",   "reuse_carried",
+                                        "reuse_distance", "reuse_count", "is_write", "thread_stride",
+                                        "is_shared",      "line_reuse_distance", "set_conflict_lines"};
 constexpr size_t kNumScalar = std::size(kScalarNames);
 constexpr size_t kPerBuffer = std::size(kBufferNames);
+constexpr size_t kIsWrite = 6;
+static_assert(std::string_view(kBufferNames[kIsWrite]) == "is_write");
 
 struct LoopInfo {
   const ir::VarNode* var;
@@ -134,6 +142,27 @@ std::vector<double> access_features(const BufferAccess& a, const std::vector<Loo
     for (size_t i = innermost_reuse + 1; i < loops.size(); ++i) reuse_distance *= static_cast<double>(loops[i].effective);
   }
 
+  // One cache line used again: the innermost loop (not the vector lanes,
+  // which one instruction covers) whose step stays within a line.
+  // Between two such uses, the lines the loops inside touch that fall in
+  // one L1 set: a loop stepping by a multiple of the set span (4 KiB) puts
+  // every line in the same set, one stepping by 3 KiB every fourth.
+  double line_reuse_distance = 0, set_conflict_lines = 0;
+  for (size_t i = loops.size(); i-- > 0;) {
+    if (loops[i].effective <= 1 || loops[i].kind == ir::ForKind::Vectorized) continue;
+    if (std::llabs(steps[i]) * elem_bytes >= kCacheLineBytes) continue;
+    line_reuse_distance = 1;
+    set_conflict_lines = 1;
+    for (size_t j = i + 1; j < loops.size(); ++j) {
+      line_reuse_distance *= static_cast<double>(loops[j].effective);
+      const int64_t step_bytes = std::llabs(steps[j]) * elem_bytes;
+      if (step_bytes < kCacheLineBytes) continue;
+      const int64_t period = kL1SetSpanBytes / std::gcd(step_bytes, kL1SetSpanBytes);  // iterations until a set repeats
+      set_conflict_lines *= std::ceil(static_cast<double>(loops[j].effective) / static_cast<double>(period));
+    }
+    break;
+  }
+
   double lines = 1, stride = 0;
   if (!loops.empty()) {
     const LoopInfo& inner = loops.back();
@@ -160,7 +189,9 @@ std::vector<double> access_features(const BufferAccess& a, const std::vector<Loo
           reuse_count,
           a.is_write ? 1.0 : 0.0,
           thread_stride,
-          a.buffer->scope == ir::MemScope::Shared ? 1.0 : 0.0};
+          a.buffer->scope == ir::MemScope::Shared ? 1.0 : 0.0,
+          line_reuse_distance,
+          set_conflict_lines};
 }
 
 class FeatureExtractor {
@@ -274,9 +305,9 @@ class FeatureExtractor {
         buffers.push_back(std::move(f));
       } else {
         std::vector<double>& old = buffers[it - seen.begin()];
-        double is_write = std::max(old.back(), f.back());
+        const double is_write = std::max(old[kIsWrite], f[kIsWrite]);
         if (f[0] > old[0]) old = std::move(f);
-        old.back() = is_write;
+        old[kIsWrite] = is_write;
       }
     }
     std::stable_sort(buffers.begin(), buffers.end(), [](const auto& a, const auto& b) { return a[0] > b[0]; });
@@ -319,6 +350,7 @@ class FeatureExtractor {
                                trips,
                                static_cast<double>(loops_.size()),
                                loops_.empty() ? 0.0 : static_cast<double>(loops_.front().extent),
+                               loops_.empty() ? 0.0 : static_cast<double>(loops_.back().effective),
                                is_update ? 1.0 : 0.0,
                                static_cast<double>(buffers.size()),
                                ops.flops() * trips / std::max(total_bytes, 1.0),

@@ -31,6 +31,7 @@
 //                       bounded by the enclosing guards (an upper bound)
 //   num_loops           number of enclosing loops
 //   outermost_extent    extent of the outermost enclosing loop (0: none)
+//   innermost_extent    iterations of the innermost enclosing loop (0: none)
 //   is_update           1 when the statement reads the buffer it writes (a reduction)
 //   num_buffers         distinct buffers the statement touches
 //   arith_intensity     weighted float ops / bytes touched by all its buffers
@@ -65,6 +66,12 @@
 //     b<i>_thread_stride  |index step| between neighbouring threads (innermost
 //                         threadIdx.x loop): coalescing, bank conflicts
 //     b<i>_is_shared      1 for a shared-memory buffer
+//     b<i>_line_reuse_distance  statement runs between two uses of one cache
+//                         line: those of the loops inside the innermost loop
+//                         (not a vectorized one) whose step stays within a
+//                         line (0: none)
+//     b<i>_set_conflict_lines  lines of one L1 set (4 KiB apart) the loops inside
+//                         that loop touch between two such uses
 #pragma once
 
 #include <string>

@@ -199,3 +199,34 @@ TEST_CASE("features: fixed width and finite for every op, default and random sch
     }
   }
 }
+
+TEST_CASE("features: where a buffer's cache lines come back, and how many of one L1 set come between", "[cpu]") {
+  // C[96 x 16] += A[96 x K] * B[K x 16], A's rows `lda` apart, loops io
+  // (6), k (512), ii (16), j (16, vectorized). A's lines come back at the
+  // next k, 16 x 16 statements later, and in between its 16 rows touch a
+  // line each: 4 KiB apart (lda 1024) all in one L1 set, 4160 bytes apart
+  // (lda 1040) each in its own. B's line comes back at the next ii.
+  auto row_for = [](int64_t lda) {
+    ir::Buffer a("A", ir::DType::Float32, {96 * lda}), b("B", ir::DType::Float32, {512 * 16}),
+        c("C", ir::DType::Float32, {96 * 16});
+    ir::Var io("io"), k("k"), ii("ii"), j("j");
+    const ir::Expr row = io * 16 + ii;
+    ir::Stmt s = ir::make_store(c, {row * 16 + j},
+                                ir::make_load(c, {row * 16 + j}) +
+                                    ir::make_load(a, {row * lda + k}) * ir::make_load(b, {k * 16 + j}));
+    s = ir::make_for(j, 0, 16, ir::ForKind::Vectorized, s);
+    s = ir::make_for(ii, 0, 16, ir::ForKind::Serial, s);
+    s = ir::make_for(k, 0, 512, ir::ForKind::Serial, s);
+    s = ir::make_for(io, 0, 6, ir::ForKind::Serial, s);
+    return update_row(search::extract_features(lower::LoweredFunc{"k", {a, b, c}, s}));
+  };
+  const std::vector<float> aliased = row_for(1024), padded = row_for(1040);
+  // Buffers by bytes touched: A (96 x 512 floats), B, C.
+  CHECK(aliased[column("innermost_extent")] == encoded(16));
+  CHECK(aliased[column("b0_line_reuse_distance")] == encoded(256));
+  CHECK(aliased[column("b0_set_conflict_lines")] == encoded(16));
+  CHECK(padded[column("b0_set_conflict_lines")] == encoded(1));
+  CHECK(aliased[column("b1_line_reuse_distance")] == encoded(16));
+  CHECK(aliased[column("b1_set_conflict_lines")] == encoded(1));
+  CHECK(aliased[column("b2_is_write")] == encoded(1));
+}
