@@ -30,7 +30,7 @@ const char* const kScalarNames[] = {
     "float_add_sub", "float_mul",     "float_div",        "float_min_max",    "float_math",
     "float_cmp",     "float_select",  "int_ops",          "guard_ops",        "vec_len",
     "vec_inner_loops", "unroll_product", "parallel_product", "trip_product",  "exec_product",
-    "num_loops",     "outermost_extent", "innermost_extent",
+    "num_loops",     "outermost_extent", "innermost_extent", "auto_vector_extent",
     "is_update",     "num_buffers",   "arith_intensity",  "alloc_bytes",      "alloc_trips",
     "block_product", "thread_product", "vthread_product", "shared_bytes",   "blocks_per_sm",
     "wave_fill",     "gpu_estimate_ns", "double_buffered"};
@@ -351,6 +351,7 @@ class FeatureExtractor {
                                static_cast<double>(loops_.size()),
                                loops_.empty() ? 0.0 : static_cast<double>(loops_.front().extent),
                                loops_.empty() ? 0.0 : static_cast<double>(loops_.back().effective),
+                               auto_vector_extent(st),
                                is_update ? 1.0 : 0.0,
                                static_cast<double>(buffers.size()),
                                ops.flops() * trips / std::max(total_bytes, 1.0),
@@ -376,6 +377,29 @@ class FeatureExtractor {
     out.reserve(raw.size());
     for (double x : raw) out.push_back(static_cast<float>(std::log2(1.0 + std::max(x, 0.0))));
     return out;
+  }
+
+  // The loop LLVM's loop vectorizer takes where no loop is vectorized: it
+  // first unrolls the innermost reduction loops of a few iterations (a 3x3
+  // window, along which the statement stores to one element), then
+  // vectorizes the loop they leave innermost if that is a serial loop
+  // along which the statement stores contiguously (not one unrolled
+  // already). Its extent; 0 when there is none or a loop is vectorized.
+  double auto_vector_extent(const ir::StoreNode* st) const {
+    constexpr int64_t kFullyUnrolledTrips = 16;
+    const int64_t base = eval_index(st->indices[0], {});
+    int64_t window = 1;
+    for (size_t i = loops_.size(); i-- > 0;) {
+      const LoopInfo& l = loops_[i];
+      if (l.kind == ir::ForKind::Vectorized) return 0;
+      const int64_t step = eval_index(st->indices[0], {{l.var, 1}}) - base;
+      if (step == 0 && l.kind != ir::ForKind::Parallel && window * l.extent <= kFullyUnrolledTrips) {
+        window *= l.extent;
+        continue;
+      }
+      return step == 1 && l.kind == ir::ForKind::Serial ? static_cast<double>(l.extent) : 0.0;
+    }
+    return 0;
   }
 
   // Product of the extents of the enclosing loops bound to blockIdx.* or

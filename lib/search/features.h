@@ -32,6 +32,11 @@
 //   num_loops           number of enclosing loops
 //   outermost_extent    extent of the outermost enclosing loop (0: none)
 //   innermost_extent    iterations of the innermost enclosing loop (0: none)
+//   auto_vector_extent  where no loop is vectorized, the extent of the serial
+//                       loop LLVM's loop vectorizer takes: the one left
+//                       innermost once reduction loops of up to 16
+//                       iterations are unrolled, if the store is contiguous
+//                       along it (0: none)
 //   is_update           1 when the statement reads the buffer it writes (a reduction)
 //   num_buffers         distinct buffers the statement touches
 //   arith_intensity     weighted float ops / bytes touched by all its buffers

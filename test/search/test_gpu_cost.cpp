@@ -170,7 +170,8 @@ TEST_CASE("cpu cost: unrolled code beyond 16K instructions is ruled out", "[cpu]
 }
 
 TEST_CASE("cpu cost: a vector loop of stride 2 shuffles, one of stride 8 gathers", "[cpu]") {
-  // C[i] = A[i * stride]: vectorized against serial.
+  // C[i] = A[i * stride]: vectorized against serial (which LLVM's loop
+  // vectorizer takes as it is: the store is contiguous).
   const target::Target host = backend::host_backend()->target();
   auto estimate = [&](int64_t stride, ir::ForKind kind) {
     const int64_t n = 4096;
@@ -179,8 +180,9 @@ TEST_CASE("cpu cost: a vector loop of stride 2 shuffles, one of stride 8 gathers
     auto body = ir::make_for(i, 0, n, kind, ir::make_store(c, {i}, ir::make_load(a, {i * stride}) * 2.0));
     return search::estimate_cpu_seconds(search::extract_features(lower::LoweredFunc{"k", {a, c}, body}, host), host);
   };
-  CHECK(estimate(2, ir::ForKind::Vectorized) < estimate(2, ir::ForKind::Serial));
-  CHECK(estimate(8, ir::ForKind::Vectorized) >= estimate(8, ir::ForKind::Serial));
+  CHECK(estimate(2, ir::ForKind::Vectorized) == Approx(estimate(2, ir::ForKind::Serial)));
+  CHECK(estimate(2, ir::ForKind::Vectorized) < estimate(8, ir::ForKind::Vectorized));
+  CHECK(estimate(8, ir::ForKind::Vectorized) == Approx(estimate(8, ir::ForKind::Serial)));
 }
 
 namespace {
