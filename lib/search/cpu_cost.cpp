@@ -124,10 +124,9 @@ double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows,
     // The L1: a buffer whose lines are used again only after more than the
     // L1 holds has passed through (line reuse distance x 4 bytes x the
     // statement's buffers), or more lines of one set than it has ways,
-    // brings the lines it touches back from the L2 on
-    // every pass of the innermost loop: a convolution whose input channels
-    // within a block are the outer reduction loop reloads each input line
-    // once per channel.
+    // brings the lines it touches back from the L2 on every pass of the
+    // innermost loop: a convolution whose input channels within a block are
+    // the outer reduction loop reloads each input line once per channel.
     const double passes = runs / std::max(1.0, std::round(value(inner)));
     for (size_t b : buffers) {
       const double between_uses = std::round(value(b + line_reuse)) * 4 * static_cast<double>(buffers.size());

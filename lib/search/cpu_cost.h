@@ -7,13 +7,16 @@
 //            vector loop fills in whole registers (24 elements on 16 lanes:
 //            12 each; scalar outside a vectorized loop, and in one that
 //            walks memory with a stride, a gather, or holds a guard: one
-//            load per lane), at an assumed 3 GHz; a vector accumulation
+//            load per lane), at an assumed 3 GHz; where no loop is
+//            vectorized, the loop LLVM's vectorizer takes (features.h,
+//            auto_vector_extent) counts as one; a vector accumulation
 //            with fewer accumulator registers than FMA latency x pipes (4 x
 //            2) waits on its own results, and one with more than the
 //            registers hold (28 of AVX-512's 32) spills
 //   L1       a buffer whose cache lines are used again only after more
-//            than the L1 holds has passed through brings them back from
-//            the L2 on every pass of the innermost loop (a line a cycle)
+//            than the L1 holds has passed through, or after more lines of
+//            one set than its 8 ways, brings them back from the L2 on
+//            every pass of the innermost loop (a line a cycle)
 //   memory   each buffer's bytes touched while the data between two uses
 //            (reuse distance x 4 bytes x the statement's buffers) fits the
 //            L2 of a core; beyond, every use reloads what it touches: a
