@@ -2,8 +2,8 @@
 // construct --target llvm`; construct.h), read off its feature rows
 // (features.h) so that it costs nothing beyond what every candidate already
 // computes. Per statement, a roofline on one core, then the parallel loop:
-//   compute  its float ops (a division 4, a math call 10), integer and guard
-//            ops at a quarter, over two vector FMA pipes of the lanes the
+//   compute  its float ops (a division 4, a math call 10) and guard ops at
+//            a quarter, over two vector FMA pipes of the lanes the
 //            vector loop fills in whole registers (24 elements on 16 lanes:
 //            12 each; scalar outside a vectorized loop, and in one that
 //            walks memory with a stride, a gather, or holds a guard: one
@@ -13,15 +13,20 @@
 //            with fewer accumulator registers than FMA latency x pipes (4 x
 //            2) waits on its own results, and one with more than the
 //            registers hold (28 of AVX-512's 32) spills
+//   integer  beside it, on 4 integer ALUs, once per vector: index ops at
+//            0.4 of a slot (most are hoisted or strength-reduced) and those
+//            that stay in the innermost loops (inner_int_ops) at one; the
+//            larger of the two bounds the loop
 //   L1       a buffer whose cache lines are used again only after more
 //            than the L1 holds has passed through, or after more lines of
 //            one set than its 8 ways, brings them back from the L2 on
-//            every pass of the innermost loop (a line a cycle)
-//   memory   each buffer's bytes touched while the data between two uses
-//            (reuse distance x 4 bytes x the statement's buffers) fits the
-//            L2 of a core; beyond, every use reloads what it touches: a
-//            contiguous walk its bytes, a strided one a whole 64-byte line
-//            per element; at 20 GB/s per core and no more than 4x that
+//            every pass of the innermost loop (a line a cycle); and what
+//            the working sets bring into the L1 (l1_traffic) at 32 bytes a
+//            cycle
+//   memory   what they bring into the L2 (l2_traffic, features.h) at 20
+//            GB/s per core and no more than 4x that; half of the smaller of
+//            compute and memory adds to the larger (the prefetchers hide
+//            the rest)
 //   parallel min(parallel extent, cores) times the balance of its chunks
 // A program whose unrolled loop bodies add up to more than 16K instructions
 // (code LLVM takes minutes to compile, and no instruction cache holds) costs

@@ -22,25 +22,43 @@ constexpr int64_t kCacheLineBytes = 64;
 // Addresses this far apart share an L1 set (x86 cores: 64 sets of 64-byte
 // lines, 32 KiB of 8 ways or 48 KiB of 12).
 constexpr int64_t kL1SetSpanBytes = 4096;
+// A cache level as the working-set features see it (per core; the
+// constants are Zen 4's: Intel's 48 KiB of 12 ways and 2 MiB of 16 have the
+// same set spans): its sets repeat every set_span bytes and hold `ways`
+// lines each, and a statement's working set may take `usable` of its bytes
+// and stay there (the rest holds what the statements around it and the
+// prefetchers bring).
+struct CacheLevel {
+  double usable;
+  int64_t set_span;
+  double ways;
+};
+constexpr double kL1UsableShare = 0.5, kL2UsableShare = 0.5;
+constexpr int64_t kL2SetSpanBytes = 128 << 10;
+constexpr double kCacheWays = 8;
 // The innermost loop is walked point by point to count cache lines; longer
 // loops are sampled up to this many iterations (lines then scale linearly).
 constexpr int64_t kMaxLineWalk = 1024;
 
 const char* const kScalarNames[] = {
     "float_add_sub", "float_mul",     "float_div",        "float_min_max",    "float_math",
-    "float_cmp",     "float_select",  "int_ops",          "guard_ops",        "vec_len",
-    "vec_inner_loops", "unroll_product", "parallel_product", "trip_product",  "exec_product",
+    "float_cmp",     "float_select",  "int_ops",          "inner_int_ops",    "guard_ops",
+    "vec_len",       "vec_inner_loops", "unroll_product", "parallel_product", "trip_product",  "exec_product",
     "num_loops",     "outermost_extent", "innermost_extent", "auto_vector_extent",
     "is_update",     "num_buffers",   "arith_intensity",  "alloc_bytes",      "alloc_trips",
     "block_product", "thread_product", "vthread_product", "shared_bytes",   "blocks_per_sm",
     "wave_fill",     "gpu_estimate_ns", "double_buffered"};
 constexpr const char* kBufferNames[] = {"bytes",          "lines",       "stride",   "reuse_carried",
                                         "reuse_distance", "reuse_count", "is_write", "thread_stride",
-                                        "is_shared",      "line_reuse_distance", "set_conflict_lines"};
+                                        "is_shared",      "line_reuse_distance", "set_conflict_lines",
+                                        "l1_traffic",     "l2_traffic"};
 constexpr size_t kNumScalar = std::size(kScalarNames);
 constexpr size_t kPerBuffer = std::size(kBufferNames);
 constexpr size_t kIsWrite = 6;
 static_assert(std::string_view(kBufferNames[kIsWrite]) == "is_write");
+constexpr size_t kL1Traffic = 11, kL2Traffic = 12;
+static_assert(std::string_view(kBufferNames[kL1Traffic]) == "l1_traffic");
+static_assert(std::string_view(kBufferNames[kL2Traffic]) == "l2_traffic");
 
 struct LoopInfo {
   const ir::VarNode* var;
@@ -109,20 +127,96 @@ void count_ops(const ir::Expr& e, OpCounts& c) {
   });
 }
 
+// Integer ops of e that move with one of vars and that the compiler can
+// neither hoist out of their loops nor strength-reduce into pointer steps:
+// comparisons and logic (a padding select's bounds), min and max, and
+// divisions and remainders (the index of a fused loop split again), those
+// counted as the 4 instructions a division by a constant takes.
+double count_inner_int_ops(const ir::Expr& e, const std::vector<const ir::VarNode*>& vars) {
+  double n = 0;
+  ir::post_order_visit(e, [&](const ir::Expr& x) {
+    using ir::ExprKind;
+    const ExprKind k = x.kind();
+    const bool div_mod = k == ExprKind::FloorDiv || k == ExprKind::FloorMod || k == ExprKind::Div;
+    const bool compare = k == ExprKind::EQ || k == ExprKind::NE || k == ExprKind::LT || k == ExprKind::LE ||
+                         k == ExprKind::GT || k == ExprKind::GE;
+    const bool logic = k == ExprKind::And || k == ExprKind::Or || k == ExprKind::Not || k == ExprKind::Min ||
+                       k == ExprKind::Max || k == ExprKind::Select;
+    if (!(div_mod && ir::is_int(x.dtype())) && !(compare && !ir::is_float(compare_operand_type(x))) &&
+        !(logic && !ir::is_float(x.dtype())))
+      return;
+    bool moves = false;
+    ir::post_order_visit(x, [&](const ir::Expr& y) {
+      const auto* v = y.as<ir::VarNode>();
+      moves = moves || (v != nullptr && std::find(vars.begin(), vars.end(), v) != vars.end());
+    });
+    if (moves) n += div_mod ? 4 : 1;
+  });
+  return n;
+}
+
 struct BufferAccess {
   ir::Buffer buffer;
   ir::Expr index;  // flat (lowering flattens every access)
   bool is_write = false;
 };
 
-// Features of one buffer access under a loop nest (outer to inner).
+// Index steps of an access per loop (outer to inner), each loop moved
+// alone from 0 to 1; 0 for a loop of one iteration.
+std::vector<int64_t> index_steps(const BufferAccess& a, const std::vector<LoopInfo>& loops) {
+  const int64_t base = eval_index(a.index, {});
+  std::vector<int64_t> steps;
+  for (const LoopInfo& l : loops) steps.push_back(l.effective > 1 ? eval_index(a.index, {{l.var, 1}}) - base : 0);
+  return steps;
+}
+
+// The cache lines an access touches over one run of a loop nest's inner
+// loops, and how many of them fall in one set of a cache.
+struct Footprint {
+  double bytes = 0;
+  double lines_per_set = 0;
+};
+
+// footprints[level]: over one run of loops[level..] (level == loops.size():
+// the access alone). The loops that move the index, taken by step, either
+// extend a contiguous span (a step within it, or within a line: a window
+// overlapping itself counts once) or copy it (a step beyond: rows of a
+// tile), each copy in whole lines. Copies a multiple of the cache's set span
+// apart share its sets (a column panel of a 1024-wide matrix, rows 4 KiB
+// apart, puts 32 of them in each L2 set it uses, all of them in one L1 set).
+std::vector<Footprint> footprints(const std::vector<int64_t>& steps, const std::vector<LoopInfo>& loops,
+                                  int64_t elem_bytes, double buffer_bytes, int64_t set_span) {
+  std::vector<Footprint> out(loops.size() + 1);
+  for (size_t level = 0; level <= loops.size(); ++level) {
+    std::vector<std::pair<int64_t, int64_t>> moving;  // (|step| bytes, iterations)
+    for (size_t i = level; i < loops.size(); ++i)
+      if (steps[i] != 0) moving.emplace_back(std::llabs(steps[i]) * elem_bytes, loops[i].effective);
+    std::sort(moving.begin(), moving.end());
+    double span = static_cast<double>(elem_bytes), copies = 1, per_set = 1;
+    for (const auto& [step, iterations] : moving) {
+      if (static_cast<double>(step) <= std::max(span, static_cast<double>(kCacheLineBytes))) {
+        span += static_cast<double>((iterations - 1) * step);
+      } else {
+        copies *= static_cast<double>(iterations);
+        const int64_t period = set_span / std::gcd(step, set_span);  // copies until a set repeats
+        per_set *= std::ceil(static_cast<double>(iterations) / static_cast<double>(period));
+      }
+    }
+    const double lines = std::ceil(span / kCacheLineBytes);
+    const double whole_buffer = std::ceil(buffer_bytes / kCacheLineBytes) * kCacheLineBytes;
+    out[level] = {std::min(copies * lines * kCacheLineBytes, whole_buffer),
+                  per_set * std::ceil(span / static_cast<double>(set_span))};
+  }
+  return out;
+}
+
+// Features of one buffer access under a loop nest (outer to inner); the
+// traffic columns are left 0 (the statement's working set sets them).
 std::vector<double> access_features(const BufferAccess& a, const std::vector<LoopInfo>& loops) {
   int64_t elem_bytes = ir::dtype_bytes(a.buffer->dtype);
   auto at = [&](const ir::Expr& index, const Env& env) { return eval_index(index, env); };
-  // Index steps per loop, each loop moved alone from 0 to 1.
   int64_t base = at(a.index, {});
-  std::vector<int64_t> steps;
-  for (const LoopInfo& l : loops) steps.push_back(l.effective > 1 ? at(a.index, {{l.var, 1}}) - base : 0);
+  const std::vector<int64_t> steps = index_steps(a, loops);
 
   double elements = 1, reuse_count = 1;
   int innermost_reuse = -1;
@@ -191,13 +285,16 @@ std::vector<double> access_features(const BufferAccess& a, const std::vector<Loo
           thread_stride,
           a.buffer->scope == ir::MemScope::Shared ? 1.0 : 0.0,
           line_reuse_distance,
-          set_conflict_lines};
+          set_conflict_lines,
+          0.0,
+          0.0};
 }
 
 class FeatureExtractor {
  public:
   FeatureExtractor(const lower::LoweredFunc& func, const target::Target& target, const lower::LoweredFunc& compiled)
-      : double_buffered_(static_cast<double>(compiled.double_buffered.size())) {
+      : double_buffered_(static_cast<double>(compiled.double_buffered.size())), l1_bytes_(target.l1d_bytes),
+        l2_bytes_(target.l2_bytes) {
     for (const ir::Buffer& b : func.args) args_.insert(b.get());
     if (target.kind == target::TargetKind::Cuda) gpu_ = estimate_gpu_cost(compiled, target.gpu);
   }
@@ -310,6 +407,10 @@ class FeatureExtractor {
         old[kIsWrite] = is_write;
       }
     }
+    set_traffic(accesses, seen, {kL1UsableShare * static_cast<double>(l1_bytes_), kL1SetSpanBytes, kCacheWays},
+                kL1Traffic, buffers);
+    set_traffic(accesses, seen, {kL2UsableShare * static_cast<double>(l2_bytes_), kL2SetSpanBytes, kCacheWays},
+                kL2Traffic, buffers);
     std::stable_sort(buffers.begin(), buffers.end(), [](const auto& a, const auto& b) { return a[0] > b[0]; });
     double total_bytes = 0;
     for (const auto& b : buffers) total_bytes += b[0];
@@ -341,6 +442,8 @@ class FeatureExtractor {
                                ops.cmp * trips,
                                ops.select * trips,
                                ops.int_ops * trips,
+                               (count_inner_int_ops(st->value, innermost_vars()) +
+                                count_inner_int_ops(st->indices[0], innermost_vars())) * trips,
                                guard_ops_,
                                vec_len,
                                vec_inner,
@@ -377,6 +480,57 @@ class FeatureExtractor {
     out.reserve(raw.size());
     for (double x : raw) out.push_back(static_cast<float>(std::log2(1.0 + std::max(x, 0.0))));
     return out;
+  }
+
+  // Each buffer's traffic into a cache level of a core (column `column`):
+  // the bytes it brings in under the statement's loops. The working set of
+  // a run of loops[level..] is the footprint of all its buffers (each
+  // access's largest). Where it fits the cache's usable bytes, and puts no
+  // more lines in one set than its ways, the cache holds one iteration of
+  // the loop around while the next begins: what its iterations share is
+  // loaded once per run of that loop, and the loops outside it run it
+  // again.
+  void set_traffic(const std::vector<BufferAccess>& accesses, const std::vector<const ir::BufferNode*>& seen,
+                   const CacheLevel& cache, size_t column, std::vector<std::vector<double>>& buffers) const {
+    std::vector<std::vector<Footprint>> per_buffer(seen.size(), std::vector<Footprint>(loops_.size() + 1));
+    for (const BufferAccess& a : accesses) {
+      const std::vector<Footprint> f = footprints(index_steps(a, loops_), loops_, ir::dtype_bytes(a.buffer->dtype),
+                                                  static_cast<double>(a.buffer->num_bytes()), cache.set_span);
+      std::vector<Footprint>& mine = per_buffer[std::find(seen.begin(), seen.end(), a.buffer.get()) - seen.begin()];
+      for (size_t level = 0; level < f.size(); ++level) {
+        mine[level].bytes = std::max(mine[level].bytes, f[level].bytes);
+        mine[level].lines_per_set = std::max(mine[level].lines_per_set, f[level].lines_per_set);
+      }
+    }
+    size_t held = loops_.size();  // the outermost level whose run stays in the cache
+    while (held > 0) {
+      double working_set = 0;
+      bool conflicts = false;
+      for (const std::vector<Footprint>& f : per_buffer) {
+        working_set += f[held - 1].bytes;
+        conflicts = conflicts || f[held - 1].lines_per_set > cache.ways;
+      }
+      if (working_set > cache.usable || conflicts) break;
+      --held;
+    }
+    // The loop around that level keeps what its iterations share: each run
+    // of it loads its footprint once.
+    const size_t level = held > 0 ? held - 1 : 0;
+    double runs = 1;  // runs of loops[level..]
+    for (size_t i = 0; i < level; ++i) runs *= static_cast<double>(loops_[i].effective);
+    for (size_t b = 0; b < buffers.size(); ++b) buffers[b][column] = runs * per_buffer[b][level].bytes;
+  }
+
+  // The variables of the innermost loops: the vectorized one, if any, and
+  // the innermost other one, whose every iteration runs the statement's
+  // code once.
+  std::vector<const ir::VarNode*> innermost_vars() const {
+    std::vector<const ir::VarNode*> vars;
+    for (size_t i = loops_.size(); i-- > 0;) {
+      vars.push_back(loops_[i].var);
+      if (loops_[i].kind != ir::ForKind::Vectorized) break;
+    }
+    return vars;
   }
 
   // The loop LLVM's loop vectorizer takes where no loop is vectorized: it
@@ -424,6 +578,7 @@ class FeatureExtractor {
 
   GpuCost gpu_;  // the whole kernel's analytic cost (zero on the CPU)
   double double_buffered_;
+  int64_t l1_bytes_, l2_bytes_;
   std::unordered_set<const ir::BufferNode*> args_;
   std::unordered_map<const ir::BufferNode*, AllocInfo> allocs_;
   std::vector<LoopInfo> loops_;

@@ -20,6 +20,11 @@
 //   float_cmp           comparisons of float operands, weighted
 //   float_select        selects of float values, weighted
 //   int_ops             integer (index) arithmetic and logic ops, weighted
+//   inner_int_ops       those that move with the innermost loops (the vectorized
+//                       one and the innermost other one) and that the compiler
+//                       can neither hoist nor strength-reduce: comparisons,
+//                       logic, min/max, and divisions and remainders (4 each:
+//                       the instructions of a division by a constant), weighted
 //   guard_ops           ops of the enclosing if-conditions times the trips of the
 //                       loops around each (guards of non-dividing splits)
 //   vec_len             extent of the innermost enclosing vectorized loop (0: none)
@@ -77,6 +82,15 @@
 //                         line (0: none)
 //     b<i>_set_conflict_lines  lines of one L1 set (4 KiB apart) the loops inside
 //                         that loop touch between two such uses
+//     b<i>_l1_traffic     bytes the buffer brings into a core's L1 (from the L2)
+//     b<i>_l2_traffic     ... into a core's L2 (from the L3 or memory). Both
+//                         by working sets: the footprint of every buffer over a
+//                         run of the inner loops, whole lines, copies of a
+//                         span that share the cache's sets limited by its
+//                         ways. Where the working set of one iteration of a
+//                         loop fits half the cache, that loop's iterations
+//                         share what they both touch; the loops outside it
+//                         bring its footprint again each time.
 #pragma once
 
 #include <string>

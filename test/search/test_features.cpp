@@ -230,3 +230,56 @@ TEST_CASE("features: where a buffer's cache lines come back, and how many of one
   CHECK(aliased[column("b1_set_conflict_lines")] == encoded(1));
   CHECK(aliased[column("b2_is_write")] == encoded(1));
 }
+
+TEST_CASE("features: what a matmul's B panel brings into the L1 and the L2, held there or not", "[cpu]") {
+  // C[32 x 32] += A[32 x 1024] * B[1024 x ldb] (a panel of 32 columns),
+  // loops io (8), k (1024), ii (4), j (32, vectorized), on a core of 32 KiB
+  // L1 and 1 MiB L2. One row block's working set is B's 128 KiB panel, 16
+  // KiB of A and C's 512 bytes. Packed (ldb 32) the whole nest fits half
+  // the L2: B comes once. Rows 4 KiB apart (ldb 1024) put 32 of the panel's
+  // lines in each L2 set it uses, more than its 8 ways: B comes again for
+  // every row block. Neither panel stays in the L1 across k.
+  target::Target core;
+  core.l1d_bytes = 32 << 10;
+  core.l2_bytes = 1 << 20;
+  auto row_for = [&](int64_t ldb) {
+    ir::Buffer a("A", ir::DType::Float32, {32 * 1024}), b("B", ir::DType::Float32, {1024 * ldb}),
+        c("C", ir::DType::Float32, {32 * 32});
+    ir::Var io("io"), k("k"), ii("ii"), j("j");
+    const ir::Expr row = io * 4 + ii;
+    ir::Stmt s = ir::make_store(c, {row * 32 + j},
+                                ir::make_load(c, {row * 32 + j}) +
+                                    ir::make_load(a, {row * 1024 + k}) * ir::make_load(b, {k * ldb + j}));
+    s = ir::make_for(j, 0, 32, ir::ForKind::Vectorized, s);
+    s = ir::make_for(ii, 0, 4, ir::ForKind::Serial, s);
+    s = ir::make_for(k, 0, 1024, ir::ForKind::Serial, s);
+    s = ir::make_for(io, 0, 8, ir::ForKind::Serial, s);
+    return update_row(search::extract_features(lower::LoweredFunc{"k", {a, b, c}, s}, core));
+  };
+  const std::vector<float> packed = row_for(32), aliased = row_for(1024);
+  // Buffers by bytes touched: A and B (128 KiB each, A first), C.
+  CHECK(packed[column("b1_l2_traffic")] == encoded(128 << 10));
+  CHECK(aliased[column("b1_l2_traffic")] == encoded(8 * (128 << 10)));
+  CHECK(packed[column("b0_l2_traffic")] == encoded(128 << 10));
+  CHECK(aliased[column("b0_l2_traffic")] == encoded(8 * (16 << 10)));
+  CHECK(packed[column("b1_l1_traffic")] == encoded(8 * (128 << 10)));
+  CHECK(aliased[column("b1_l1_traffic")] == encoded(8 * (128 << 10)));
+}
+
+TEST_CASE("features: integer ops that stay in the innermost loop, and those that leave it", "[cpu]") {
+  // out[i] = in[i / 56 * 64 + i % 56] over a fused loop of 3584: the
+  // division and the remainder move with it (4 instructions each). Over
+  // o (64) and x (56), out[o * 56 + x] = in[o * 64 + x] has none to keep.
+  ir::Buffer in("In", ir::DType::Float32, {64 * 64}), out("Out", ir::DType::Float32, {64 * 56});
+  ir::Var i("i"), o("o"), x("x");
+  const ir::Stmt fused =
+      ir::make_for(i, 0, 3584, ir::ForKind::Serial,
+                   ir::make_store(out, {i}, ir::make_load(in, {i / 56 * 64 + i % 56})));
+  const ir::Stmt nested = ir::make_for(
+      o, 0, 64, ir::ForKind::Serial,
+      ir::make_for(x, 0, 56, ir::ForKind::Serial, ir::make_store(out, {o * 56 + x}, ir::make_load(in, {o * 64 + x}))));
+  CHECK(search::extract_features(lower::LoweredFunc{"k", {in, out}, fused})[0][column("inner_int_ops")] ==
+        encoded(8 * 3584));
+  CHECK(search::extract_features(lower::LoweredFunc{"k", {in, out}, nested})[0][column("inner_int_ops")] ==
+        encoded(0));
+}

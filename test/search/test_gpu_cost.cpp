@@ -199,10 +199,13 @@ ir::Stmt nest(const std::vector<Loop>& loops, ir::Stmt body) {
   return body;
 }
 
-// The analytic cost on an AVX-512 target (16 lanes, 32 registers, 32 KiB
-// L1) whatever the host.
+// The analytic cost on two Zen 4 cores (AVX-512: 16 lanes, 32 registers;
+// 32 KiB of L1 and 1 MiB of L2 each) whatever the host.
 double estimate_avx512(const std::vector<ir::Buffer>& args, const ir::Stmt& body) {
-  const target::Target t = backend::resolve_target("llvm -mcpu=znver4");
+  target::Target t = backend::resolve_target("llvm -mcpu=znver4");
+  t.cores = 2;
+  t.l1d_bytes = 32 << 10;
+  t.l2_bytes = 1 << 20;
   return search::estimate_cpu_seconds(search::extract_features(lower::LoweredFunc{"k", args, body}, t), t);
 }
 
@@ -270,12 +273,12 @@ TEST_CASE("construction on the CPU: a program of the CPU sketches that computes 
   // programs, each computing the reference too; none when not asked for,
   // none that `accept` refuses.
   std::set<std::string> keys{search::state_key(c->best.state)};
-  REQUIRE(!c->other_optima.empty());  // this matmul's three walks end in three programs
+  REQUIRE(!c->other_optima.empty());  // this matmul's walks end in several programs
   for (const search::Candidate& o : c->other_optima) {
     CHECK(keys.insert(search::state_key(o.state)).second);
     test::check_computes_reference(*dag, o.state, 3);
   }
-  CHECK(c->other_optima.size() <= 2);
+  CHECK(c->other_optima.size() < static_cast<size_t>(search::ConstructParams{}.walks));
   const search::SearchParams params = search::for_target({}, backend::host_backend()->target());
   const std::optional<search::Construction> best_only = search::construct_program(
       dag, params, 1, [](const lower::LoweredFunc&) { return true; }, search::ConstructParams{.other_optima = false});
@@ -350,14 +353,70 @@ TEST_CASE("the analytic GPU cost ranks the device timings of the committed CUDA 
   CHECK(sum / tasks > 0.05);
 }
 
+TEST_CASE("cpu cost: a matmul whose B panel leaves the L2 between row blocks costs more than one that packs it",
+          "[cpu]") {
+  // C[256 x 32] += A[256 x 1024] * B[1024 x ldb] over row blocks of 4, a
+  // panel of 32 columns of B: packed (ldb 32) it stays in the L2 for all 64
+  // row blocks; rows 4 KiB apart (ldb 1024) share 32 lines to an L2 set of
+  // 8 ways and come from the L3 for each (1024^3 matmuls that did so ran
+  // at 1.3-1.8x the time of one that packs B).
+  auto estimate = [](int64_t ldb) {
+    ir::Buffer a("A", ir::DType::Float32, {256 * 1024}), b("B", ir::DType::Float32, {1024 * ldb}),
+        c("C", ir::DType::Float32, {256 * 32});
+    ir::Var io("io"), k("k"), ii("ii"), j("j");
+    const ir::Expr row = io * 4 + ii;
+    ir::Stmt update = ir::make_store(
+        c, {row * 32 + j}, ir::make_load(c, {row * 32 + j}) + ir::make_load(a, {row * 1024 + k}) *
+                                                                ir::make_load(b, {k * ldb + j}));
+    return estimate_avx512({a, b, c},
+                           nest({{io, 64}, {k, 1024}, {ii, 4}, {j, 32, ir::ForKind::Vectorized}}, update));
+  };
+  CHECK(estimate(1024) > 1.3 * estimate(32));
+}
+
+TEST_CASE("cpu cost: a division that moves with the innermost loop stays there, one of an outer loop leaves it",
+          "[cpu]") {
+  // A layout transform's copy: out[i] = in[i / 56 * 64 + i % 56] over one
+  // fused parallel loop, scalar, against out[o * 56 + x] = in[o * 64 + x]
+  // over a parallel o and a serial x that LLVM vectorizes (light
+  // ResNet-50's fused from_nchwc programs ran 13x slower than nested ones).
+  ir::Buffer in("In", ir::DType::Float32, {64 * 64}), out("Out", ir::DType::Float32, {64 * 56});
+  ir::Var i("i"), o("o"), x("x");
+  const double fused =
+      estimate_avx512({in, out}, nest({{i, 3584, ir::ForKind::Parallel}},
+                                      ir::make_store(out, {i}, ir::make_load(in, {i / 56 * 64 + i % 56}))));
+  const double nested =
+      estimate_avx512({in, out}, nest({{o, 64, ir::ForKind::Parallel}, {x, 56}},
+                                      ir::make_store(out, {o * 56 + x}, ir::make_load(in, {o * 64 + x}))));
+  CHECK(fused > 2 * nested);
+}
+
+TEST_CASE("cpu cost: 16 parallel chunks keep 2 cores busy", "[cpu]") {
+  // The parallel extent decodes to 16.0000007 from its feature column:
+  // taken as 17 chunks it would leave a core idle for one.
+  auto estimate = [](ir::ForKind outer) {
+    ir::Buffer a("A", ir::DType::Float32, {128 * 520}), b("B", ir::DType::Float32, {512 * 16}),
+        c("C", ir::DType::Float32, {128 * 16});
+    ir::Var io("io"), k("k"), ii("ii"), j("j");
+    const ir::Expr row = io * 8 + ii;
+    ir::Stmt update = ir::make_store(
+        c, {row * 16 + j},
+        ir::make_load(c, {row * 16 + j}) + ir::make_load(a, {row * 520 + k}) * ir::make_load(b, {k * 16 + j}));
+    return estimate_avx512({a, b, c},
+                           nest({{io, 16, outer}, {k, 512}, {ii, 8}, {j, 16, ir::ForKind::Vectorized}}, update));
+  };
+  CHECK(estimate(ir::ForKind::Parallel) == Approx(estimate(ir::ForKind::Serial) / 2).epsilon(0.01));
+}
+
 TEST_CASE("the analytic CPU cost ranks the measured programs of light ResNet-50's log", "[cpu]") {
   // The committed log's records (timed on the reference Zen 4 with its
   // constants evicted), replayed and estimated for the log's target:
   // Spearman between the estimates and the median times, per task with 20
   // or more records. Construction walks by this model, so how well it ranks
   // one task's programs decides what `--search construct` builds and where a
-  // measured search starts. 2026-12-06: mean 0.48 over 24 tasks; 0.42 before
-  // the FMA latency, register, L1 and set terms (cpu_cost.h).
+  // measured search starts. 2026-12-06: mean 0.55 over 24 tasks; 0.50
+  // before the working-set and integer terms, 0.42 before the FMA latency,
+  // register, L1 and set terms (cpu_cost.h).
   const auto [sum, tasks] = spearman_per_task(
       std::string(TUNECTL_SOURCE_DIR) + "/tuning_logs/light_resnet50.llvm.json",
       [](const State& s, const target::Target& target) {
@@ -365,5 +424,5 @@ TEST_CASE("the analytic CPU cost ranks the measured programs of light ResNet-50'
       });
   REQUIRE(tasks >= 10);
   std::cout << "mean Spearman over " << tasks << " tasks: " << sum / tasks << "\n";
-  CHECK(sum / tasks > 0.4);
+  CHECK(sum / tasks > 0.5);
 }
