@@ -28,6 +28,11 @@ constexpr double kFmaLatencyCycles = 4;
 // FMA: light ResNet-50's 3x3 convolutions constructed with 48-vector tiles
 // ran 4x slower than with 24.
 constexpr double kSpilledAccumulatorFactor = 2;
+// The share of the vector registers an accumulator tile may take, the rest
+// left to the operands and to LLVM: blocked 3x3 convolutions (64 channels
+// at 56^2) with tiles of 24 and 28 of AVX-512's 32 ran 1.7-1.9x slower than
+// with 14.
+constexpr double kAccumulatorRegisterShare = 0.625;
 // A 64-byte line brought from the L2 into the L1 again (the L2 moves about
 // a line a cycle into the L1; a miss the hardware prefetcher did not
 // foresee also stalls).
@@ -68,9 +73,8 @@ double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows,
                lines = column("b0_lines") - b0_bytes, line_reuse = column("b0_line_reuse_distance") - b0_bytes,
                set_conflicts = column("b0_set_conflict_lines") - b0_bytes,
                l1_traffic = column("b0_l1_traffic") - b0_bytes, l2_traffic = column("b0_l2_traffic") - b0_bytes;
-  // Vector registers an accumulator tile may hold, leaving some for the
-  // operands (of AVX-512's 32, 28).
-  const double accumulator_registers = target.vector_registers - 4;
+  // Vector registers an accumulator tile may hold (of AVX-512's 32, 20).
+  const double accumulator_registers = kAccumulatorRegisterShare * target.vector_registers;
   double total = 0;
   double code = 0;  // instructions of the unrolled loop bodies
   for (const std::vector<float>& row : feature_rows) {
@@ -124,7 +128,7 @@ double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows,
     // elements updated between two updates of one (its reuse distance) are
     // the independent chains, in registers of `lanes`. One accumulator
     // register inside the reduction loop runs at an eighth of the pipes'
-    // rate; 8 to 28 of them (a register tile) keep both busy. A scalar
+    // rate; 8 to 20 of them (a register tile) keep both busy. A scalar
     // reduction over a contiguous innermost loop without guards is left
     // alone: LLVM's loop vectorizer splits it into interleaved vectors; so
     // is a short window unrolled inside a loop LLVM vectorizes, whose

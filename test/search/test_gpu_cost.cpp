@@ -228,12 +228,12 @@ double matmul_tile_estimate(int64_t m, int64_t k_extent, int64_t lda, int64_t ti
 TEST_CASE("cpu cost: an accumulation needs registers enough for the FMA latency, and no more than there are", "[cpu]") {
   // Rows of 520 floats: no two of a tile's rows share an L1 set.
   const double one = matmul_tile_estimate(96, 520, 520, 1), eight = matmul_tile_estimate(96, 520, 520, 8),
-               twelve = matmul_tile_estimate(96, 520, 520, 12), thirty_two = matmul_tile_estimate(96, 520, 520, 32);
+               twelve = matmul_tile_estimate(96, 520, 520, 12), twenty_four = matmul_tile_estimate(96, 520, 520, 24);
   // One accumulator register waits 4 cycles on each FMA; 8 keep both pipes busy.
   CHECK(one > 4 * eight);
   CHECK(twelve == Approx(eight).epsilon(0.05));
-  // 32 accumulator registers leave none for the operands: they spill.
-  CHECK(thirty_two > 1.5 * eight);
+  // 24 accumulator registers leave too few to the operands and LLVM: they spill.
+  CHECK(twenty_four > 1.5 * eight);
 }
 
 TEST_CASE("cpu cost: a tile of rows 4 KiB apart evicts its own lines from the L1 set they share", "[cpu]") {
