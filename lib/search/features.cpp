@@ -11,6 +11,7 @@
 #include "ir/eval_index.h"
 #include "ir/functor.h"
 #include "ir/scalar_math.h"
+#include "ir/substitute.h"
 #include "search/gpu_cost.h"
 
 namespace tunectl::search {
@@ -61,7 +62,7 @@ static_assert(std::string_view(kBufferNames[kL1Traffic]) == "l1_traffic");
 static_assert(std::string_view(kBufferNames[kL2Traffic]) == "l2_traffic");
 
 struct LoopInfo {
-  const ir::VarNode* var;
+  ir::Var var;
   int64_t extent;     // as written
   int64_t effective;  // iterations that pass the enclosing guards (an upper bound)
   ir::ForKind kind;
@@ -95,6 +96,12 @@ ir::DType compare_operand_type(const ir::Expr& e) {
   }
 }
 
+bool is_comparison(ir::ExprKind k) {
+  using ir::ExprKind;
+  return k == ExprKind::EQ || k == ExprKind::NE || k == ExprKind::LT || k == ExprKind::LE || k == ExprKind::GT ||
+         k == ExprKind::GE;
+}
+
 void count_ops(const ir::Expr& e, OpCounts& c) {
   ir::post_order_visit(e, [&](const ir::Expr& x) {
     using ir::ExprKind;
@@ -103,9 +110,7 @@ void count_ops(const ir::Expr& e, OpCounts& c) {
                        k != ExprKind::Load && k != ExprKind::Cast && k != ExprKind::Reduce;
     if (!binary_like) return;
     // Comparisons have Bool type: their operands say whether they are float.
-    bool is_cmp = k == ExprKind::EQ || k == ExprKind::NE || k == ExprKind::LT || k == ExprKind::LE ||
-                  k == ExprKind::GT || k == ExprKind::GE;
-    if (is_cmp) {
+    if (is_comparison(k)) {
       (ir::is_float(compare_operand_type(x)) ? c.cmp : c.int_ops) += 1;
       return;
     }
@@ -132,25 +137,19 @@ void count_ops(const ir::Expr& e, OpCounts& c) {
 // comparisons and logic (a padding select's bounds), min and max, and
 // divisions and remainders (the index of a fused loop split again), those
 // counted as the 4 instructions a division by a constant takes.
-double count_inner_int_ops(const ir::Expr& e, const std::vector<const ir::VarNode*>& vars) {
+double count_inner_int_ops(const ir::Expr& e, const ir::VarSet& vars) {
   double n = 0;
   ir::post_order_visit(e, [&](const ir::Expr& x) {
     using ir::ExprKind;
     const ExprKind k = x.kind();
     const bool div_mod = k == ExprKind::FloorDiv || k == ExprKind::FloorMod || k == ExprKind::Div;
-    const bool compare = k == ExprKind::EQ || k == ExprKind::NE || k == ExprKind::LT || k == ExprKind::LE ||
-                         k == ExprKind::GT || k == ExprKind::GE;
+    const bool compare = is_comparison(k);
     const bool logic = k == ExprKind::And || k == ExprKind::Or || k == ExprKind::Not || k == ExprKind::Min ||
                        k == ExprKind::Max || k == ExprKind::Select;
     if (!(div_mod && ir::is_int(x.dtype())) && !(compare && !ir::is_float(compare_operand_type(x))) &&
         !(logic && !ir::is_float(x.dtype())))
       return;
-    bool moves = false;
-    ir::post_order_visit(x, [&](const ir::Expr& y) {
-      const auto* v = y.as<ir::VarNode>();
-      moves = moves || (v != nullptr && std::find(vars.begin(), vars.end(), v) != vars.end());
-    });
-    if (moves) n += div_mod ? 4 : 1;
+    if (ir::uses_any_var(x, vars)) n += div_mod ? 4 : 1;
   });
   return n;
 }
@@ -159,6 +158,7 @@ struct BufferAccess {
   ir::Buffer buffer;
   ir::Expr index;  // flat (lowering flattens every access)
   bool is_write = false;
+  std::vector<int64_t> steps = {};  // index_steps under the statement's loops
 };
 
 // Index steps of an access per loop (outer to inner), each loop moved
@@ -166,7 +166,7 @@ struct BufferAccess {
 std::vector<int64_t> index_steps(const BufferAccess& a, const std::vector<LoopInfo>& loops) {
   const int64_t base = eval_index(a.index, {});
   std::vector<int64_t> steps;
-  for (const LoopInfo& l : loops) steps.push_back(l.effective > 1 ? eval_index(a.index, {{l.var, 1}}) - base : 0);
+  for (const LoopInfo& l : loops) steps.push_back(l.effective > 1 ? eval_index(a.index, {{l.var.node(), 1}}) - base : 0);
   return steps;
 }
 
@@ -216,7 +216,7 @@ std::vector<double> access_features(const BufferAccess& a, const std::vector<Loo
   int64_t elem_bytes = ir::dtype_bytes(a.buffer->dtype);
   auto at = [&](const ir::Expr& index, const Env& env) { return eval_index(index, env); };
   int64_t base = at(a.index, {});
-  const std::vector<int64_t> steps = index_steps(a, loops);
+  const std::vector<int64_t>& steps = a.steps;
 
   double elements = 1, reuse_count = 1;
   int innermost_reuse = -1;
@@ -263,7 +263,7 @@ std::vector<double> access_features(const BufferAccess& a, const std::vector<Loo
     stride = static_cast<double>(std::llabs(steps.back()));
     int64_t walk = std::min(inner.effective, kMaxLineWalk);
     std::unordered_set<int64_t> seen;
-    for (int64_t v = 0; v < walk; ++v) seen.insert(ir::floordiv_int(at(a.index, {{inner.var, v}}) * elem_bytes, kCacheLineBytes));
+    for (int64_t v = 0; v < walk; ++v) seen.insert(ir::floordiv_int(at(a.index, {{inner.var.node(), v}}) * elem_bytes, kCacheLineBytes));
     lines = walk == 0 ? 0.0 : static_cast<double>(seen.size()) * static_cast<double>(inner.effective) / static_cast<double>(walk);
   }
   // The step between neighbouring threads of a warp (the innermost
@@ -272,7 +272,7 @@ std::vector<double> access_features(const BufferAccess& a, const std::vector<Loo
   double thread_stride = 0;
   for (size_t i = loops.size(); i-- > 0;) {
     if (loops[i].tag != "threadIdx.x") continue;
-    thread_stride = static_cast<double>(std::llabs(at(a.index, {{loops[i].var, 1}}) - base));
+    thread_stride = static_cast<double>(std::llabs(at(a.index, {{loops[i].var.node(), 1}}) - base));
     break;
   }
   return {elements * elem_bytes,
@@ -303,7 +303,7 @@ class FeatureExtractor {
     if (!s) return;
     if (auto* f = s.as<ir::ForNode>()) {
       const int64_t* ext = ir::as_const_int(f->extent);
-      loops_.push_back({f->var.node(), ext ? *ext : 1, ext ? *ext : 1, f->for_kind, f->thread_tag});
+      loops_.push_back({f->var, ext ? *ext : 1, ext ? *ext : 1, f->for_kind, f->thread_tag});
       walk(f->body);
       loops_.pop_back();
     } else if (auto* st = s.as<ir::StoreNode>()) {
@@ -365,7 +365,7 @@ class FeatureExtractor {
     int64_t base = diff({});
     std::vector<int64_t> coeffs;
     for (const LoopInfo& l : loops_) {
-      coeffs.push_back(diff({{l.var, 1}}) - base);
+      coeffs.push_back(diff({{l.var.node(), 1}}) - base);
       if (coeffs.back() < 0) return;
     }
     for (size_t i = 0; i < loops_.size(); ++i) {
@@ -391,6 +391,7 @@ class FeatureExtractor {
         accesses.push_back({ld->buffer, ld->indices.at(0), false});
       }
     });
+    for (BufferAccess& a : accesses) a.steps = index_steps(a, loops_);
     // One entry per buffer: the access touching the most bytes stands for it.
     std::vector<std::vector<double>> buffers;
     std::vector<const ir::BufferNode*> seen;
@@ -434,6 +435,7 @@ class FeatureExtractor {
       if (it != allocs_.end()) alloc = it->second;
     }
 
+    const ir::VarSet inner_vars = innermost_vars();
     std::vector<double> raw = {ops.add_sub * trips,
                                ops.mul * trips,
                                ops.div * trips,
@@ -442,8 +444,8 @@ class FeatureExtractor {
                                ops.cmp * trips,
                                ops.select * trips,
                                ops.int_ops * trips,
-                               (count_inner_int_ops(st->value, innermost_vars()) +
-                                count_inner_int_ops(st->indices[0], innermost_vars())) * trips,
+                               (count_inner_int_ops(st->value, inner_vars) +
+                                count_inner_int_ops(st->indices[0], inner_vars)) * trips,
                                guard_ops_,
                                vec_len,
                                vec_inner,
@@ -494,7 +496,7 @@ class FeatureExtractor {
                    const CacheLevel& cache, size_t column, std::vector<std::vector<double>>& buffers) const {
     std::vector<std::vector<Footprint>> per_buffer(seen.size(), std::vector<Footprint>(loops_.size() + 1));
     for (const BufferAccess& a : accesses) {
-      const std::vector<Footprint> f = footprints(index_steps(a, loops_), loops_, ir::dtype_bytes(a.buffer->dtype),
+      const std::vector<Footprint> f = footprints(a.steps, loops_, ir::dtype_bytes(a.buffer->dtype),
                                                   static_cast<double>(a.buffer->num_bytes()), cache.set_span);
       std::vector<Footprint>& mine = per_buffer[std::find(seen.begin(), seen.end(), a.buffer.get()) - seen.begin()];
       for (size_t level = 0; level < f.size(); ++level) {
@@ -524,10 +526,10 @@ class FeatureExtractor {
   // The variables of the innermost loops: the vectorized one, if any, and
   // the innermost other one, whose every iteration runs the statement's
   // code once.
-  std::vector<const ir::VarNode*> innermost_vars() const {
-    std::vector<const ir::VarNode*> vars;
+  ir::VarSet innermost_vars() const {
+    ir::VarSet vars;
     for (size_t i = loops_.size(); i-- > 0;) {
-      vars.push_back(loops_[i].var);
+      vars.insert(loops_[i].var);
       if (loops_[i].kind != ir::ForKind::Vectorized) break;
     }
     return vars;
@@ -546,7 +548,7 @@ class FeatureExtractor {
     for (size_t i = loops_.size(); i-- > 0;) {
       const LoopInfo& l = loops_[i];
       if (l.kind == ir::ForKind::Vectorized) return 0;
-      const int64_t step = eval_index(st->indices[0], {{l.var, 1}}) - base;
+      const int64_t step = eval_index(st->indices[0], {{l.var.node(), 1}}) - base;
       if (step == 0 && l.kind != ir::ForKind::Parallel && window * l.extent <= kFullyUnrolledTrips) {
         window *= l.extent;
         continue;
