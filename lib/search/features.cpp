@@ -367,6 +367,9 @@ class FeatureExtractor {
     for (const LoopInfo& l : loops_) {
       coeffs.push_back(diff({{l.var.node(), 1}}) - base);
       if (coeffs.back() < 0) return;
+      // Linear over the whole loop, not only at its first step: a fused
+      // loop's `i % 17 * 46` steps by 46 from 0 to 1 but wraps after 17.
+      if (diff({{l.var.node(), l.extent - 1}}) - base != coeffs.back() * (l.extent - 1)) return;
     }
     for (size_t i = 0; i < loops_.size(); ++i) {
       if (coeffs[i] == 0) continue;
