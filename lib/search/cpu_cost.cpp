@@ -29,10 +29,11 @@ constexpr double kFmaLatencyCycles = 4;
 // ran 4x slower than with 24.
 constexpr double kSpilledAccumulatorFactor = 2;
 // The share of the vector registers an accumulator tile may take, the rest
-// left to the operands and to LLVM: blocked 3x3 convolutions (64 channels
-// at 56^2) with tiles of 24 and 28 of AVX-512's 32 ran 1.7-1.9x slower than
-// with 14.
-constexpr double kAccumulatorRegisterShare = 0.625;
+// left to the operands and to LLVM: 28 of AVX-512's 32 (an 8 x 48 matmul
+// tile of 24 and a 28-column convolution tile ran as fast as 14 columns;
+// 56 columns at 2.4x the time). A sliding window LLVM unrolls
+// (features.h, window_registers) holds its loads in registers too.
+constexpr double kAccumulatorRegisterShare = 0.875;
 // A 64-byte line brought from the L2 into the L1 again (the L2 moves about
 // a line a cycle into the L1; a miss the hardware prefetcher did not
 // foresee also stalls).
@@ -65,7 +66,7 @@ double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows,
                       vec_len = column("vec_len"), parallel = column("parallel_product"),
                       unroll = column("unroll_product"), num_buffers = column("num_buffers"),
                       exec = column("exec_product"), update = column("is_update"), inner = column("innermost_extent"),
-                      auto_vec = column("auto_vector_extent"),
+                      auto_vec = column("auto_vector_extent"), window = column("window_registers"),
                       b0_bytes = column("b0_bytes");
   const size_t per_buffer = column("b1_bytes") - b0_bytes;
   const size_t stride = column("b0_stride") - b0_bytes, reuse_distance = column("b0_reuse_distance") - b0_bytes,
@@ -128,7 +129,7 @@ double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows,
     // elements updated between two updates of one (its reuse distance) are
     // the independent chains, in registers of `lanes`. One accumulator
     // register inside the reduction loop runs at an eighth of the pipes'
-    // rate; 8 to 20 of them (a register tile) keep both busy. A scalar
+    // rate; 8 to 28 of them (a register tile) keep both busy. A scalar
     // reduction over a contiguous innermost loop without guards is left
     // alone: LLVM's loop vectorizer splits it into interleaved vectors; so
     // is a short window unrolled inside a loop LLVM vectorizes, whose
@@ -140,7 +141,8 @@ double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows,
         if (value(b + is_write) == 0) continue;
         const double chains = std::max(1.0, std::round(value(b + reuse_distance))) / lanes;
         compute_s *= std::max(1.0, kFmaLatencyCycles * kFmaPipes / chains);
-        if (chains > accumulator_registers) compute_s *= kSpilledAccumulatorFactor;
+        if (chains > accumulator_registers || chains + value(window) > target.vector_registers)
+          compute_s *= kSpilledAccumulatorFactor;
       }
     }
     // The L1: a buffer whose lines are used again only after more than the

@@ -42,6 +42,12 @@
 //                       innermost once reduction loops of up to 16
 //                       iterations are unrolled, if the store is contiguous
 //                       along it (0: none)
+//   window_registers    values a load's sliding window keeps in registers
+//                       where LLVM unrolls it: two loops whose different
+//                       iterations read the same element (an output column
+//                       and a kernel column), all from the outer one inward
+//                       at most 512 iterations; their extents' sum less one
+//                       (0: none)
 //   is_update           1 when the statement reads the buffer it writes (a reduction)
 //   num_buffers         distinct buffers the statement touches
 //   arith_intensity     weighted float ops / bytes touched by all its buffers
@@ -88,7 +94,8 @@
 //                         run of the inner loops, whole lines, copies of a
 //                         span that share the cache's sets limited by its
 //                         ways. Where the working set of one iteration of a
-//                         loop fits half the cache, that loop's iterations
+//                         loop fits the cache's usable share (half of the
+//                         L1, three quarters of the L2), that loop's iterations
 //                         share what they both touch; the loops outside it
 //                         bring its footprint again each time.
 #pragma once
