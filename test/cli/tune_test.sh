@@ -108,10 +108,20 @@ expect 0 "8 records of '$v3' are for another target than '$host' and not used" -
   "$tunectl" bench "$model" --log "$work/v3.log.json" --repeats 1
 expect 2 "LLVM knows no CPU named 'zen9'" -- "$tunectl" tune "$model" --target "llvm -mcpu=zen9"
 
-# SIGINT mid-run: the kernels folder is still written, the exit status is 130.
-expect 130 "interrupted" -- timeout --preserve-status -s INT 8 "$tunectl" tune "$model" --target llvm \
-  --trials 1000 --jobs 2 --log "$work/int.log.json" --kernels "$work/k3"
+# SIGINT mid-run, once the first record is logged (a fixed delay was too
+# short on a loaded machine): the kernels folder is still written, the exit
+# status is 130, the records stay.
+"$tunectl" tune "$model" --target llvm --trials 1000 --jobs 2 --log "$work/int.log.json" \
+  --kernels "$work/k3" >"$work/int.out" 2>&1 &
+tune_pid=$!
+for _ in $(seq 1200); do [ -s "$work/int.log.json" ] && break; sleep 0.1; done
+kill -INT "$tune_pid"
+wait "$tune_pid"
+status=$?
+check "an interrupted tune exits 130 (got $status)" test "$status" -eq 130
+check "it says it was interrupted" grep -qF "interrupted" "$work/int.out"
 check "the interrupted run kept its records" test -s "$work/int.log.json"
+check "the interrupted run wrote its kernels folder" test -f "$work/k3/manifest.json"
 
 expect 1 "--bogus" -- "$tunectl" tune "$model" --target llvm --bogus
 expect 1 "policy" -- "$tunectl" tune "$model" --target llvm --policy fastest
