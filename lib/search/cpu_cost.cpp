@@ -74,7 +74,7 @@ double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows,
                lines = column("b0_lines") - b0_bytes, line_reuse = column("b0_line_reuse_distance") - b0_bytes,
                set_conflicts = column("b0_set_conflict_lines") - b0_bytes,
                l1_traffic = column("b0_l1_traffic") - b0_bytes, l2_traffic = column("b0_l2_traffic") - b0_bytes;
-  // Vector registers an accumulator tile may hold (of AVX-512's 32, 20).
+  // Vector registers an accumulator tile may hold (of AVX-512's 32, 28).
   const double accumulator_registers = kAccumulatorRegisterShare * target.vector_registers;
   double total = 0;
   double code = 0;  // instructions of the unrolled loop bodies

@@ -12,7 +12,9 @@
 //            auto_vector_extent) counts as one; a vector accumulation
 //            with fewer accumulator registers than FMA latency x pipes (4 x
 //            2) waits on its own results, and one with more than the
-//            registers hold (20 of AVX-512's 32) spills
+//            registers hold spills (28 of AVX-512's 32, fewer beside the
+//            loads an unrolled sliding window keeps: features.h,
+//            window_registers)
 //   integer  beside it, on 4 integer ALUs, once per vector: index ops at
 //            0.4 of a slot (most are hoisted or strength-reduced) and those
 //            that stay in the innermost loops (inner_int_ops) at one; the
