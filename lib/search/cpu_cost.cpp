@@ -67,13 +67,15 @@ double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows,
                       unroll = column("unroll_product"), num_buffers = column("num_buffers"),
                       exec = column("exec_product"), update = column("is_update"), inner = column("innermost_extent"),
                       auto_vec = column("auto_vector_extent"), window = column("window_registers"),
+                      in_memory = column("accumulator_in_memory"),
                       b0_bytes = column("b0_bytes");
   const size_t per_buffer = column("b1_bytes") - b0_bytes;
   const size_t stride = column("b0_stride") - b0_bytes, reuse_distance = column("b0_reuse_distance") - b0_bytes,
                is_write = column("b0_is_write") - b0_bytes,
                lines = column("b0_lines") - b0_bytes, line_reuse = column("b0_line_reuse_distance") - b0_bytes,
                set_conflicts = column("b0_set_conflict_lines") - b0_bytes,
-               l1_traffic = column("b0_l1_traffic") - b0_bytes, l2_traffic = column("b0_l2_traffic") - b0_bytes;
+               l1_traffic = column("b0_l1_traffic") - b0_bytes, l2_traffic = column("b0_l2_traffic") - b0_bytes,
+               load_share = column("b0_load_share") - b0_bytes;
   // Vector registers an accumulator tile may hold (of AVX-512's 32, 28).
   const double accumulator_registers = kAccumulatorRegisterShare * target.vector_registers;
   double total = 0;
@@ -86,13 +88,15 @@ double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows,
     const double runs = std::max(1.0, value(exec));
     // A vector loop that steps through memory with a stride gathers (one
     // load per lane), or for a small stride loads that many vectors and
-    // shuffles them.
+    // shuffles them (s loads and s - 1 shuffles), for each load the
+    // statement issues (features.h, load_share): one stride-2 channel of a
+    // 7x7 stem ran at 3.5 ms, four unrolled beside the row at 1.45.
     bool gathers = false;
     double shuffled = 0;
     for (size_t b : buffers) {
       const double s = value(b + stride);
       if (s > target::Target::kMaxShuffledLoadStride) gathers = true;
-      if (s > 1 && s <= target::Target::kMaxShuffledLoadStride) shuffled += s;
+      if (s > 1 && s <= target::Target::kMaxShuffledLoadStride) shuffled += (2 * s - 1) * value(b + load_share);
     }
     // Where no loop is vectorized, LLVM's loop vectorizer may take one
     // (features.h, auto_vector_extent): a max pool's channel loop around
@@ -141,8 +145,17 @@ double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows,
         if (value(b + is_write) == 0) continue;
         const double chains = std::max(1.0, std::round(value(b + reuse_distance))) / lanes;
         compute_s *= std::max(1.0, kFmaLatencyCycles * kFmaPipes / chains);
-        if (chains > accumulator_registers || chains + value(window) > target.vector_registers)
+        // A window beyond the registers spills in proportion to what does
+        // not fit: a 7x7 stem's 28 accumulators with a window of 13 moved 38
+        // vectors to the stack and were the fastest stem of their log; a
+        // 24-column tile with a window of 26 moved 353 and ran at 1.5-4x.
+        const double excess = chains + value(window) - target.vector_registers;
+        // An accumulator whose innermost kept loop moves it is loaded and
+        // stored around every update (features.h, accumulator_in_memory).
+        if (chains > accumulator_registers || value(in_memory) > 0)
           compute_s *= kSpilledAccumulatorFactor;
+        else if (excess > 0)
+          compute_s *= 1 + (kSpilledAccumulatorFactor - 1) * std::min(1.0, excess / chains);
       }
     }
     // The L1: a buffer whose lines are used again only after more than the

@@ -53,13 +53,13 @@ const char* const kScalarNames[] = {
     "float_cmp",     "float_select",  "int_ops",          "inner_int_ops",    "guard_ops",
     "vec_len",       "vec_inner_loops", "unroll_product", "parallel_product", "trip_product",  "exec_product",
     "num_loops",     "outermost_extent", "innermost_extent", "auto_vector_extent", "window_registers",
-    "is_update",     "num_buffers",   "arith_intensity",  "alloc_bytes",      "alloc_trips",
+    "accumulator_in_memory", "is_update", "num_buffers", "arith_intensity", "alloc_bytes", "alloc_trips",
     "block_product", "thread_product", "vthread_product", "shared_bytes",   "blocks_per_sm",
     "wave_fill",     "gpu_estimate_ns", "double_buffered"};
 constexpr const char* kBufferNames[] = {"bytes",          "lines",       "stride",   "reuse_carried",
                                         "reuse_distance", "reuse_count", "is_write", "thread_stride",
                                         "is_shared",      "line_reuse_distance", "set_conflict_lines",
-                                        "l1_traffic",     "l2_traffic"};
+                                        "l1_traffic",     "l2_traffic",  "load_share"};
 constexpr size_t kNumScalar = std::size(kScalarNames);
 constexpr size_t kPerBuffer = std::size(kBufferNames);
 constexpr size_t kIsWrite = 6;
@@ -74,6 +74,7 @@ struct LoopInfo {
   int64_t effective;  // iterations that pass the enclosing guards (an upper bound)
   ir::ForKind kind;
   std::string tag;    // thread_tag of a loop bound to a hardware index
+  bool unrolled = false;  // no loop in the compiled code (mark_unrolled)
 };
 
 struct AllocInfo {
@@ -159,6 +160,36 @@ double count_inner_int_ops(const ir::Expr& e, const ir::VarSet& vars) {
     if (ir::uses_any_var(x, vars)) n += div_mod ? 4 : 1;
   });
   return n;
+}
+
+// Marks the loops the compiled code does not keep: those the schedule
+// unrolls, and innermost loops LLVM unrolls whole, up to 64 vector
+// registers' worth of the statement with what they hold (a convolution's
+// reduction loop of 8 around a 2 x 2 tile of two-register rows was unrolled,
+// the tile loop of 2 around it was not).
+void mark_unrolled(std::vector<LoopInfo>& loops, int vector_lanes) {
+  constexpr double kFullyUnrolledBody = 64;
+  double body = 1;
+  bool kept_inside = false;
+  for (size_t i = loops.size(); i-- > 0;) {
+    LoopInfo& l = loops[i];
+    const double extent = static_cast<double>(l.effective);
+    l.unrolled = l.kind == ir::ForKind::Unrolled;
+    if (l.kind == ir::ForKind::Vectorized) {
+      body *= std::ceil(extent / static_cast<double>(std::max(1, vector_lanes)));
+    } else if (extent > 1 && l.kind != ir::ForKind::Unrolled) {
+      l.unrolled = !kept_inside && body * extent <= kFullyUnrolledBody;
+      kept_inside = kept_inside || !l.unrolled;
+    }
+    if (l.unrolled) body *= extent;
+  }
+}
+
+// The innermost loop the compiled code keeps (loops.size() when none).
+size_t innermost_kept(const std::vector<LoopInfo>& loops) {
+  for (size_t i = loops.size(); i-- > 0;)
+    if (loops[i].effective > 1 && !loops[i].unrolled && loops[i].kind != ir::ForKind::Vectorized) return i;
+  return loops.size();
 }
 
 struct BufferAccess {
@@ -298,6 +329,24 @@ std::vector<double> access_features(const BufferAccess& a, const std::vector<Loo
     break;
   }
 
+  // Statement runs that issue the access, of all: the compiler hoists it
+  // out of the loops inside the innermost one that moves it, and shares one
+  // load among the unrolled copies (or vector lanes) of a loop that does
+  // not move it, inside the innermost loop it keeps (an unrolled loop
+  // outside that copies the whole loop). A 7x7 stem's stride-2 input row,
+  // unrolled across 4 output channels, is loaded and shuffled once for 4
+  // FMAs.
+  int innermost_move = -1;
+  for (size_t i = 0; i < loops.size(); ++i)
+    if (loops[i].effective > 1 && steps[i] != 0) innermost_move = static_cast<int>(i);
+  const size_t kept = innermost_kept(loops);
+  double load_share = 1;
+  for (size_t i = 0; i < loops.size(); ++i) {
+    const bool copies = kept == loops.size() || i > kept;
+    if (loops[i].effective > 1 && steps[i] == 0 && (static_cast<int>(i) > innermost_move || copies))
+      load_share /= static_cast<double>(loops[i].effective);
+  }
+
   double lines = 1, stride = 0;
   if (!loops.empty()) {
     const LoopInfo& inner = loops.back();
@@ -328,14 +377,15 @@ std::vector<double> access_features(const BufferAccess& a, const std::vector<Loo
           line_reuse_distance,
           set_conflict_lines,
           0.0,
-          0.0};
+          0.0,
+          load_share};
 }
 
 class FeatureExtractor {
  public:
   FeatureExtractor(const lower::LoweredFunc& func, const target::Target& target, const lower::LoweredFunc& compiled)
       : double_buffered_(static_cast<double>(compiled.double_buffered.size())), l1_bytes_(target.l1d_bytes),
-        l2_bytes_(target.l2_bytes) {
+        l2_bytes_(target.l2_bytes), vector_lanes_(target.vector_lanes) {
     for (const ir::Buffer& b : func.args) args_.insert(b.get());
     if (target.kind == target::TargetKind::Cuda) gpu_ = estimate_gpu_cost(compiled, target.gpu);
   }
@@ -422,6 +472,7 @@ class FeatureExtractor {
   std::vector<float> row(const ir::StoreNode* st) {
     internal_check(st->indices.size() == 1, "features expect flattened stores (lower::lower flattens)");
     double trips = exec_product();
+    mark_unrolled(loops_, vector_lanes_);
     OpCounts ops;
     count_ops(st->value, ops);
     count_ops(st->indices[0], ops);
@@ -502,6 +553,7 @@ class FeatureExtractor {
                                loops_.empty() ? 0.0 : static_cast<double>(loops_.back().effective),
                                auto_vector_extent(st),
                                window_registers(accesses, loops_),
+                               is_update && accumulator_in_memory(accesses.front()) ? 1.0 : 0.0,
                                is_update ? 1.0 : 0.0,
                                static_cast<double>(buffers.size()),
                                ops.flops() * trips / std::max(total_bytes, 1.0),
@@ -580,6 +632,17 @@ class FeatureExtractor {
     return vars;
   }
 
+  // Whether an update's accumulator lives in memory: a loop the compiled
+  // code keeps that does not move it has it loaded before and stored after
+  // (LICM); the innermost one moving it loads and stores it around every
+  // update. A 3x3 convolution's 2 x 2 tile inside a reduction loop of 8
+  // (unrolled) inside two tile loops ran at 4x the time of one inside a
+  // reduction loop of 32.
+  bool accumulator_in_memory(const BufferAccess& store) const {
+    const size_t kept = innermost_kept(loops_);
+    return kept < loops_.size() && store.steps[kept] != 0;
+  }
+
   // The loop LLVM's loop vectorizer takes where no loop is vectorized: it
   // first unrolls the innermost reduction loops of a few iterations (a 3x3
   // window, along which the statement stores to one element), then
@@ -626,6 +689,7 @@ class FeatureExtractor {
   GpuCost gpu_;  // the whole kernel's analytic cost (zero on the CPU)
   double double_buffered_;
   int64_t l1_bytes_, l2_bytes_;
+  int vector_lanes_;
   std::unordered_set<const ir::BufferNode*> args_;
   std::unordered_map<const ir::BufferNode*, AllocInfo> allocs_;
   std::vector<LoopInfo> loops_;

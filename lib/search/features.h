@@ -48,6 +48,10 @@
 //                       and a kernel column), all from the outer one inward
 //                       at most 512 iterations; their extents' sum less one
 //                       (0: none)
+//   accumulator_in_memory  1 for an update whose stored element moves along
+//                       the innermost loop LLVM keeps (it unrolls whole an
+//                       innermost loop of up to 64 vector registers' worth
+//                       of updates): loaded and stored around every update
 //   is_update           1 when the statement reads the buffer it writes (a reduction)
 //   num_buffers         distinct buffers the statement touches
 //   arith_intensity     weighted float ops / bytes touched by all its buffers
@@ -98,6 +102,11 @@
 //                         L1, three quarters of the L2), that loop's iterations
 //                         share what they both touch; the loops outside it
 //                         bring its footprint again each time.
+//     b<i>_load_share     share of the statement's runs that issue the access:
+//                         1 / the extents of the loops that do not move it and
+//                         that it is hoisted out of (inside the innermost one
+//                         that moves it) or shared across (unrolled or vector
+//                         loops inside the innermost loop LLVM keeps)
 #pragma once
 
 #include <string>

@@ -325,3 +325,76 @@ TEST_CASE("features: integer ops that stay in the innermost loop, and those that
   CHECK(search::extract_features(lower::LoweredFunc{"k", {in, out}, nested})[0][column("inner_int_ops")] ==
         encoded(0));
 }
+
+namespace {
+
+// A 7x7 stem's inner nest on 16 lanes: Out[ch * 224 + x * 16 + lane] +=
+// In[r * 37 + x * 74 + 2 * lane] * W[(co * 4 + ch) * 7 + r], In read with
+// a stride of 2, over co (64), r (7), ch (4) and x (14) unrolled, lane (16)
+// vectorized; `channels_outside` puts ch, still unrolled, outside r.
+std::vector<float> stem_row(bool channels_outside) {
+  target::Target avx512;
+  avx512.vector_lanes = 16;
+  ir::Buffer in("In", ir::DType::Float32, {2048}), w("W", ir::DType::Float32, {64 * 4 * 7}),
+      out("Out", ir::DType::Float32, {4 * 224});
+  ir::Var co("co"), r("r"), ch("ch"), x("x"), lane("lane");
+  const ir::Expr acc = ch * 224 + x * 16 + lane;
+  ir::Stmt s = ir::make_store(out, {acc},
+                              ir::make_load(out, {acc}) + ir::make_load(in, {r * 37 + x * 74 + lane * 2}) *
+                                                              ir::make_load(w, {(co * 4 + ch) * 7 + r}));
+  s = ir::make_for(lane, 0, 16, ir::ForKind::Vectorized, s);
+  s = ir::make_for(x, 0, 14, ir::ForKind::Unrolled, s);
+  if (channels_outside) {
+    s = ir::make_for(r, 0, 7, ir::ForKind::Serial, s);
+    s = ir::make_for(ch, 0, 4, ir::ForKind::Unrolled, s);
+  } else {
+    s = ir::make_for(ch, 0, 4, ir::ForKind::Unrolled, s);
+    s = ir::make_for(r, 0, 7, ir::ForKind::Serial, s);
+  }
+  s = ir::make_for(co, 0, 64, ir::ForKind::Serial, s);
+  return update_row(search::extract_features(lower::LoweredFunc{"k", {in, w, out}, s}, avx512));
+}
+
+}  // namespace
+
+TEST_CASE("features: a load issues once for the unrolled copies that share it and the loops it leaves", "[cpu]") {
+  // Buffers by bytes touched: W (1792 elements), In (1568), Out (896).
+  const std::vector<float> inside = stem_row(false), outside = stem_row(true);
+  REQUIRE(inside[column("b0_bytes")] == encoded(1792 * 4));
+  REQUIRE(inside[column("b1_bytes")] == encoded(1568 * 4));
+  // In's row, shuffled from stride 2, serves the 4 channels unrolled inside
+  // r; unrolled outside r (a loop LLVM keeps: 7 x 14 registers' worth), each
+  // channel runs its own loop over r and loads it.
+  CHECK(inside[column("b1_load_share")] == encoded(1.0 / 4));
+  CHECK(outside[column("b1_load_share")] == encoded(1.0));
+  // W's weight moves with neither x nor the lanes: one broadcast for 14 x 16.
+  CHECK(inside[column("b0_load_share")] == encoded(1.0 / (14 * 16)));
+}
+
+TEST_CASE("features: an accumulator whose innermost kept loop moves it lives in memory", "[cpu]") {
+  // A 2 x 2 tile of two-register rows (32 lanes on 16) inside a reduction
+  // loop rc1 inside a tile loop t: LLVM unrolls a reduction loop of 8 (64
+  // registers' worth) whole and keeps t, which moves the accumulator; one of
+  // 32 it keeps, loading the tile before it and storing it after.
+  target::Target avx512;
+  avx512.vector_lanes = 16;
+  auto in_memory = [&](int64_t rc1_extent) {
+    ir::Buffer in("In", ir::DType::Float32, {64 * 4 * 32}), w("W", ir::DType::Float32, {64 * 4}),
+        out("Out", ir::DType::Float32, {2 * 4 * 32});
+    ir::Var rc0("rc0"), t("t"), rc1("rc1"), a("a"), b("b"), lane("lane");
+    const ir::Expr rc = rc0 * rc1_extent + rc1, acc = (t * 4 + a * 2 + b) * 32 + lane;
+    ir::Stmt s = ir::make_store(out, {acc},
+                                ir::make_load(out, {acc}) + ir::make_load(in, {(rc * 4 + a * 2 + b) * 32 + lane}) *
+                                                                ir::make_load(w, {rc * 4 + t * 2 + a}));
+    s = ir::make_for(lane, 0, 32, ir::ForKind::Vectorized, s);
+    s = ir::make_for(b, 0, 2, ir::ForKind::Unrolled, s);
+    s = ir::make_for(a, 0, 2, ir::ForKind::Unrolled, s);
+    s = ir::make_for(rc1, 0, rc1_extent, ir::ForKind::Serial, s);
+    s = ir::make_for(t, 0, 2, ir::ForKind::Serial, s);
+    s = ir::make_for(rc0, 0, 64 / rc1_extent, ir::ForKind::Serial, s);
+    return update_row(search::extract_features(lower::LoweredFunc{"k", {in, w, out}, s}, avx512))
+        [column("accumulator_in_memory")];
+  };
+  CHECK(in_memory(8) == encoded(1));
+  CHECK(in_memory(32) == encoded(0));
+}

@@ -261,6 +261,71 @@ TEST_CASE("cpu cost: a sliding window unrolled inside a tile of 24 spills it, on
   CHECK(estimate(true) > 1.5 * estimate(false));
 }
 
+namespace {
+
+// A 7x7 stem's inner nest: Out[ch][x] (a vector of 16 output columns each)
+// += In[r * 37 + x * 74 + stride * lane] * W[co][ch][r] over co (64 channel
+// blocks, In held in the L1), r (7), ch and x unrolled (`channels` x
+// `columns` accumulators), lane vectorized. LLVM unrolls r inside co and
+// keeps the rows that r and x share (13 for 7 columns); without
+// `window`, In's rows are 592 apart and r and x share none.
+double stem_estimate(int64_t stride, int64_t channels, int64_t columns, bool window = true) {
+  ir::Buffer in("In", ir::DType::Float32, {7 * 592 + 14 * 74 + 32}), w("W", ir::DType::Float32, {64 * channels * 7}),
+      out("Out", ir::DType::Float32, {channels * columns * 16});
+  ir::Var co("co"), r("r"), ch("ch"), x("x"), lane("lane");
+  const ir::Expr acc = (ch * columns + x) * 16 + lane;
+  ir::Stmt update = ir::make_store(
+      out, {acc},
+      ir::make_load(out, {acc}) + ir::make_load(in, {r * (window ? 37 : 592) + x * 74 + lane * stride}) *
+                                      ir::make_load(w, {(co * channels + ch) * 7 + r}));
+  const std::vector<Loop> loops = {{co, 64},
+                                   {r, 7},
+                                   {ch, channels, ir::ForKind::Unrolled},
+                                   {x, columns, ir::ForKind::Unrolled},
+                                   {lane, 16, ir::ForKind::Vectorized}};
+  return estimate_avx512({in, w, out}, nest(loops, update));
+}
+
+}  // namespace
+
+TEST_CASE("cpu cost: a stride-2 row shuffled once serves every output channel unrolled beside it", "[cpu]") {
+  // Two vector loads and a shuffle per stride-2 vector, the FMAs' time half
+  // again for one output channel; with 4 channels unrolled, once for 4 FMAs,
+  // within what the loop's index arithmetic takes anyway (the tuned stem's
+  // 4 x 7 tile ran at 1.45 ms, one channel of 14 columns at 3.5 ms).
+  CHECK(stem_estimate(2, 1, 14) > 1.4 * stem_estimate(1, 1, 14));
+  CHECK(stem_estimate(2, 4, 7) < 1.1 * stem_estimate(1, 4, 7));
+}
+
+TEST_CASE("cpu cost: a window beside a full tile spills in proportion to what does not fit", "[cpu]") {
+  // 28 accumulators and a window of 13: 9 registers short (the tuned stem's
+  // 38 stack moves; it was the fastest stem of its log).
+  const double window = stem_estimate(2, 4, 7), none = stem_estimate(2, 4, 7, false);
+  CHECK(window > 1.1 * none);
+  CHECK(window < 1.5 * none);
+}
+
+TEST_CASE("cpu cost: an accumulator loaded and stored around every update costs twice one in registers", "[cpu]") {
+  // A 2 x 2 tile of two-register rows over 64 reduction steps, 256 times
+  // over In and W held in the L1: split 8 x 8 with a tile loop t between
+  // (LLVM unrolls the inner 8 whole and keeps t, which moves the tile), or
+  // all 64 inside t.
+  ir::Buffer in("In", ir::DType::Float32, {64 * 32}), w("W", ir::DType::Float32, {64 * 8}),
+      out("Out", ir::DType::Float32, {2 * 4 * 32});
+  ir::Var n("n"), rc0("rc0"), t("t"), rc1("rc1"), a("a"), b("b"), lane("lane");
+  auto estimate = [&](int64_t rc1_extent) {
+    const ir::Expr rc = rc0 * rc1_extent + rc1, tile = t * 4 + a * 2 + b;
+    ir::Stmt update = ir::make_store(
+        out, {tile * 32 + lane},
+        ir::make_load(out, {tile * 32 + lane}) + ir::make_load(in, {rc * 32 + lane}) * ir::make_load(w, {rc * 8 + tile}));
+    return estimate_avx512({in, w, out}, nest({{n, 256}, {rc0, 64 / rc1_extent}, {t, 2}, {rc1, rc1_extent},
+                                               {a, 2, ir::ForKind::Unrolled}, {b, 2, ir::ForKind::Unrolled},
+                                               {lane, 32, ir::ForKind::Vectorized}},
+                                              update));
+  };
+  CHECK(estimate(8) > 1.5 * estimate(64));
+}
+
 TEST_CASE("cpu cost: a tile of rows 4 KiB apart evicts its own lines from the L1 set they share", "[cpu]") {
   // 16 rows of a 1024-wide A fall in one set of 8 ways; 1040-wide rows in 16 sets.
   CHECK(matmul_tile_estimate(96, 512, 1024, 16) > 1.2 * matmul_tile_estimate(96, 512, 1040, 16));
