@@ -178,17 +178,23 @@ void mark_unrolled(std::vector<LoopInfo>& loops, int vector_lanes) {
     if (l.kind == ir::ForKind::Vectorized) {
       body *= std::ceil(extent / static_cast<double>(std::max(1, vector_lanes)));
     } else if (extent > 1 && l.kind != ir::ForKind::Unrolled) {
-      l.unrolled = !kept_inside && body * extent <= kFullyUnrolledBody;
+      // A parallel or thread-bound loop is never unrolled.
+      l.unrolled = l.kind == ir::ForKind::Serial && !kept_inside && body * extent <= kFullyUnrolledBody;
       kept_inside = kept_inside || !l.unrolled;
     }
     if (l.unrolled) body *= extent;
   }
 }
 
-// The innermost loop the compiled code keeps (loops.size() when none).
+// The innermost loop the compiled code keeps (loops.size() when none): a
+// serial one. The body of a parallel or thread-bound loop is a function of
+// its own, so none outside it counts.
 size_t innermost_kept(const std::vector<LoopInfo>& loops) {
-  for (size_t i = loops.size(); i-- > 0;)
-    if (loops[i].effective > 1 && !loops[i].unrolled && loops[i].kind != ir::ForKind::Vectorized) return i;
+  for (size_t i = loops.size(); i-- > 0;) {
+    const LoopInfo& l = loops[i];
+    if (l.effective <= 1 || l.unrolled || l.kind == ir::ForKind::Vectorized) continue;
+    return l.kind == ir::ForKind::Serial ? i : loops.size();
+  }
   return loops.size();
 }
 

@@ -397,4 +397,16 @@ TEST_CASE("features: an accumulator whose innermost kept loop moves it lives in 
   };
   CHECK(in_memory(8) == encoded(1));
   CHECK(in_memory(32) == encoded(0));
+
+  // A parallel loop's body is a function of its own: the reduction loop of
+  // 4 (unrolled) inside it updates one register.
+  ir::Buffer in("In", ir::DType::Float32, {8 * 4 * 16}), out("Out", ir::DType::Float32, {8 * 16});
+  ir::Var p("p"), k("k"), lane("lane");
+  ir::Stmt s = ir::make_store(out, {p * 16 + lane},
+                              ir::make_load(out, {p * 16 + lane}) + ir::make_load(in, {(p * 4 + k) * 16 + lane}));
+  s = ir::make_for(lane, 0, 16, ir::ForKind::Vectorized, s);
+  s = ir::make_for(k, 0, 4, ir::ForKind::Serial, s);
+  s = ir::make_for(p, 0, 8, ir::ForKind::Parallel, s);
+  CHECK(update_row(search::extract_features(lower::LoweredFunc{"k", {in, out}, s}, avx512))
+            [column("accumulator_in_memory")] == encoded(0));
 }
