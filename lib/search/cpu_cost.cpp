@@ -145,13 +145,13 @@ double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows,
         if (value(b + is_write) == 0) continue;
         const double chains = std::max(1.0, std::round(value(b + reuse_distance))) / lanes;
         compute_s *= std::max(1.0, kFmaLatencyCycles * kFmaPipes / chains);
+        // An accumulator whose innermost kept loop moves it is loaded and
+        // stored around every update (features.h, accumulator_in_memory).
         // A window beyond the registers spills in proportion to what does
         // not fit: a 7x7 stem's 28 accumulators with a window of 13 moved 38
         // vectors to the stack and were the fastest stem of their log; a
         // 24-column tile with a window of 26 moved 353 and ran at 1.5-4x.
         const double excess = chains + value(window) - target.vector_registers;
-        // An accumulator whose innermost kept loop moves it is loaded and
-        // stored around every update (features.h, accumulator_in_memory).
         if (chains > accumulator_registers || value(in_memory) > 0)
           compute_s *= kSpilledAccumulatorFactor;
         else if (excess > 0)

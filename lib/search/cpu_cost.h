@@ -7,14 +7,16 @@
 //            vector loop fills in whole registers (24 elements on 16 lanes:
 //            12 each; scalar outside a vectorized loop, and in one that
 //            walks memory with a stride, a gather, or holds a guard: one
-//            load per lane), at an assumed 3 GHz; where no loop is
-//            vectorized, the loop LLVM's vectorizer takes (features.h,
-//            auto_vector_extent) counts as one; a vector accumulation
-//            with fewer accumulator registers than FMA latency x pipes (4 x
-//            2) waits on its own results, and one with more than the
-//            registers hold spills (28 of AVX-512's 32, fewer beside the
-//            loads an unrolled sliding window keeps: features.h,
-//            window_registers)
+//            load per lane; a small stride s: s loads and s - 1 shuffles
+//            for each load issued, features.h load_share), at an assumed
+//            3 GHz; where no loop is vectorized, the loop LLVM's vectorizer
+//            takes (features.h, auto_vector_extent) counts as one; a
+//            vector accumulation with fewer accumulator registers than FMA
+//            latency x pipes (4 x 2) waits on its own results, one with
+//            more than the registers hold (28 of AVX-512's 32) or kept in
+//            memory (accumulator_in_memory) spills, and one beside the
+//            loads an unrolled sliding window keeps (window_registers)
+//            spills in proportion to the registers it lacks
 //   integer  beside it, on 4 integer ALUs, once per vector: index ops at
 //            0.4 of a slot (most are hoisted or strength-reduced) and those
 //            that stay in the innermost loops (inner_int_ops) at one; the
