@@ -9,6 +9,7 @@
 #include "ir/linear_sum.h"
 #include "ir/printer.h"
 #include "ir/structural.h"
+#include "ir/substitute.h"
 
 namespace tunectl::ir {
 
@@ -536,6 +537,16 @@ Stmt simplify(const Stmt& s) {
 bool can_prove(const Expr& e, const VarMap<IntBound>& bounds) {
   internal_check(e.dtype() == DType::Bool, "can_prove of a non-bool expression");
   return is_true(simplify(e, bounds));
+}
+
+std::optional<int64_t> linear_coefficient(const Expr& e, const Var& v) {
+  if (!uses_var(e, v)) return 0;
+  // The stride of e in v is e[v := v + 1] - e when that simplifies to a
+  // constant; anything else (floordiv/floormod of v, v inside a load's index)
+  // has no single stride.
+  const Expr step = simplify(substitute(e, {{v, v + 1}}) - e);
+  if (const int64_t* c = as_const_int(step)) return *c;
+  return std::nullopt;
 }
 
 }  // namespace tunectl::ir

@@ -7,6 +7,9 @@
 // premise cannot be proved it does not fire.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+
 #include "ir/const_bound.h"
 #include "ir/expr.h"
 #include "ir/stmt.h"
@@ -25,6 +28,10 @@ Expr simplify(const Expr& e, const VarMap<IntBound>& bounds = {});
 // minimum, and removes loops, allocations and branches that end up empty.
 // A statement that simplifies to nothing becomes an empty Seq.
 Stmt simplify(const Stmt& s);
+
+// The coefficient c of v in e when e = c * v + (terms free of v); nullopt when
+// e is not affine in v (e.g. v under floordiv, or inside a load's index).
+std::optional<int64_t> linear_coefficient(const Expr& e, const Var& v);
 
 // Whether e (bool) is provably true for all variables within bounds.
 bool can_prove(const Expr& e, const VarMap<IntBound>& bounds = {});

@@ -12,6 +12,7 @@
 #include "lower/inject_virtual_threads.h"
 #include "lower/insert_barriers.h"
 #include "lower/partition_loops.h"
+#include "lower/promote_accumulators.h"
 #include "lower/unroll_fills.h"
 #include "lower/schedule_to_loops.h"
 #include "lower/simplify_loops.h"
@@ -42,6 +43,7 @@ const std::vector<Pass>& passes_for(target::TargetKind kind) {
       {"flatten_buffers", any_target<flatten_buffers>},
       {"simplify_loops", any_target<simplify_loops>},
       {"partition_loops", any_target<partition_loops>},
+      {"promote_accumulators", promote_accumulators},
   };
   static const std::vector<Pass> cuda = {
       {"flatten_buffers", any_target<flatten_buffers>},

@@ -5,6 +5,7 @@
 // order once, in passes_for():
 //   llvm: flatten_buffers (flatten.h) -> simplify_loops (simplify_loops.h)
 //         -> partition_loops (partition_loops.h)
+//         -> promote_accumulators (promote_accumulators.h)
 //   cuda: flatten_buffers -> simplify_loops, then check_gpu_launch (check_gpu_launch.h)
 //         -> inject_virtual_threads (inject_virtual_threads.h)
 //         -> insert_barriers (insert_barriers.h)

@@ -56,7 +56,8 @@ TEST_CASE("lower runs schedule_to_loops and then the target's passes in order", 
   for (const Pass& p : passes_for(target::TargetKind::Llvm)) expected.emplace_back(p.name);
   CHECK(steps == expected);
   CHECK(expected ==
-        std::vector<std::string>{"schedule_to_loops", "flatten_buffers", "simplify_loops", "partition_loops"});
+        std::vector<std::string>{"schedule_to_loops", "flatten_buffers", "simplify_loops", "partition_loops",
+                                 "promote_accumulators"});
   // Multi-dimensional accesses until flatten_buffers, one index after it.
   for (size_t r : ranks.front()) CHECK(r == 2);
   for (size_t k = 1; k < ranks.size(); ++k)

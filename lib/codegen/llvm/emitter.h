@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -28,10 +27,6 @@ class Value;
 }  // namespace llvm
 
 namespace tunectl::codegen {
-
-// The coefficient c of v in e when e = c * v + (terms free of v); nullopt when
-// e is not affine in v (e.g. v under floordiv, or inside a load's index).
-std::optional<int64_t> linear_coefficient(const ir::Expr& e, const ir::Var& v);
 
 class Emitter {
  public:

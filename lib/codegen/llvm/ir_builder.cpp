@@ -13,8 +13,6 @@
 #include "codegen/llvm/fast_math.h"
 #include "ir/error.h"
 #include "ir/functor.h"
-#include "ir/simplify.h"
-#include "ir/substitute.h"
 #include "lower/flatten.h"
 
 namespace tunectl::codegen {
@@ -52,16 +50,6 @@ std::vector<const ir::BufferNode*> allocated_buffers(const ir::Stmt& s) {
 }
 
 }  // namespace
-
-std::optional<int64_t> linear_coefficient(const ir::Expr& e, const ir::Var& v) {
-  if (!ir::uses_var(e, v)) return 0;
-  // The stride of e in v is e[v := v + 1] - e when that simplifies to a
-  // constant; anything else (floordiv/floormod of v, v inside a load's index)
-  // has no single stride.
-  ir::Expr step = ir::simplify(ir::substitute(e, {{v, v + 1}}) - e);
-  if (const int64_t* c = ir::as_const_int(step)) return *c;
-  return std::nullopt;
-}
 
 Emitter::Emitter(llvm::Module& module, llvm::IRBuilderBase& builder, const llvm::TargetMachine& tm)
     : module_(module), ctx_(module.getContext()), b_(builder), tm_(tm) {

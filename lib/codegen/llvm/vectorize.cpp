@@ -11,6 +11,7 @@
 
 #include "codegen/llvm/emitter.h"
 #include "ir/error.h"
+#include "ir/simplify.h"
 #include "ir/substitute.h"
 #include "lower/flatten.h"
 #include "target/target.h"
@@ -29,7 +30,7 @@ bool vectorizable(const ir::Stmt& s, const ir::Var& v, bool under_lane_condition
   switch (s.kind()) {
     case ir::StmtKind::Store: {
       const auto* st = s.as<ir::StoreNode>();
-      auto stride = linear_coefficient(lower::flat_index(st->buffer, st->indices), v);
+      auto stride = ir::linear_coefficient(lower::flat_index(st->buffer, st->indices), v);
       if (stride && *stride == 0) return !under_lane_condition && !ir::uses_var(st->value, v);
       return true;
     }
@@ -137,7 +138,7 @@ struct ScalarLaneZero {
 llvm::Value* Emitter::emit_vector_load(const ir::LoadNode* op) {
   const ir::Buffer& buf = op->buffer;
   ir::Expr index = lower::flat_index(buf, op->indices);
-  auto stride = linear_coefficient(index, vec_var_);
+  auto stride = ir::linear_coefficient(index, vec_var_);
   llvm::Type* et = memory_type(buf->dtype);
   auto* vt = llvm::FixedVectorType::get(et, lanes_);
   llvm::Align align(ir::dtype_bytes(buf->dtype));
@@ -227,7 +228,7 @@ llvm::Value* Emitter::emit_strided_load(const ir::LoadNode* op, const ir::Expr& 
 void Emitter::emit_vector_store(const ir::StoreNode* op) {
   const ir::Buffer& buf = op->buffer;
   ir::Expr index = lower::flat_index(buf, op->indices);
-  auto stride = linear_coefficient(index, vec_var_);
+  auto stride = ir::linear_coefficient(index, vec_var_);
   llvm::Value* value = emit(op->value);
   llvm::Align align(ir::dtype_bytes(buf->dtype));
   llvm::Instruction* store = nullptr;
