@@ -97,8 +97,8 @@ expect 0 "check: output matches the reference" -- "$tunectl" compile-op --op con
 pass_dump=$("$tunectl" compile-op --op matmul --params '{"M":8,"N":8,"K":4}' --steps '[["SP",2,0,8,[4],1]]' --emit passes 2>&1)
 check "compile-op --emit passes lists the lowering steps in order" \
   test "$(grep '^// after' <<<"$pass_dump" | tr '\n' '|')" = \
-  "// after schedule_to_loops|// after flatten_buffers|// after simplify_loops|// after partition_loops|"
-check "compile-op --emit passes prints each function" test "$(grep -c '^func matmul(' <<<"$pass_dump")" -eq 4
+  "// after schedule_to_loops|// after flatten_buffers|// after simplify_loops|// after partition_loops|// after promote_accumulators|"
+check "compile-op --emit passes prints each function" test "$(grep -c '^func matmul(' <<<"$pass_dump")" -eq 5
 
 # The README's operator table is `tunectl ops --markdown` (scripts/update-ops-table.sh).
 check "the README's operator table is tunectl ops --markdown (run scripts/update-ops-table.sh)" \
