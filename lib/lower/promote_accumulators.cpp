@@ -1,5 +1,6 @@
 #include "lower/promote_accumulators.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 
