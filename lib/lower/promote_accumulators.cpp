@@ -88,7 +88,8 @@ class AccumulatorPromoter : public IRMutator {
       const int64_t* mn = as_const_int(l->min);
       const int64_t* ext = as_const_int(l->extent);
       const bool last = i + 1 == loops.size();
-      if (!mn || !ext || l->for_kind == ForKind::Parallel || l->for_kind == ForKind::ThreadBinding) return std::nullopt;
+      if (!mn || !ext || *ext <= 0 || l->for_kind == ForKind::Parallel || l->for_kind == ForKind::ThreadBinding)
+        return std::nullopt;
       if (!uses_var(index, l->var)) {
         if (l->for_kind == ForKind::Vectorized) return std::nullopt;  // a reduction across lanes
         continue;

@@ -11,10 +11,12 @@
 //
 // The loop L promoted is the outermost one of a perfect nest down to one
 // update `B[i] = B[i] + ...` (a store of B whose value loads B only at i)
-// that is serial, does not move i, and whose inner loops that move i are
-// unrolled or vectorized or serial, with constant bounds, the vectorized
-// one innermost, and i an injective linear function of them. The tile takes
-// at most the target's vector registers.
+// that is serial and does not move i. Its inner loops have constant bounds
+// and none is parallel; those that move i (the tile) are unrolled,
+// vectorized (innermost) or serial, and i is an injective linear function
+// of them; a vectorized loop that does not move i (a reduction across
+// lanes) rules the nest out. The tile takes at most the target's vector
+// registers.
 #pragma once
 
 #include "lower/lower.h"
