@@ -133,14 +133,11 @@ double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows,
     // elements updated between two updates of one (its reuse distance) are
     // the independent chains, in registers of `lanes`. One accumulator
     // register inside the reduction loop runs at an eighth of the pipes'
-    // rate; 8 to 28 of them (a register tile) keep both busy. A scalar
-    // reduction over a contiguous innermost loop without guards is left
-    // alone: LLVM's loop vectorizer splits it into interleaved vectors; so
-    // is a short window unrolled inside a loop LLVM vectorizes, whose
-    // outputs are independent chains the core overlaps.
-    bool contiguous = value(guards) == 0;
-    for (size_t b : buffers) contiguous = contiguous && value(b + stride) <= 1;
-    if (value(update) > 0 && auto_vector <= 1 && (lanes > 1 || !contiguous)) {
+    // rate; 8 to 28 of them (a register tile) keep both busy. A loop LLVM's
+    // vectorizer takes is left alone: a scalar reduction it splits into
+    // interleaved vectors, and a short window unrolled inside a loop it
+    // vectorizes, whose outputs are independent chains the core overlaps.
+    if (value(update) > 0 && auto_vector <= 1) {
       for (size_t b : buffers) {
         if (value(b + is_write) == 0) continue;
         const double chains = std::max(1.0, std::round(value(b + reuse_distance))) / lanes;

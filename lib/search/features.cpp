@@ -557,7 +557,7 @@ class FeatureExtractor {
                                static_cast<double>(loops_.size()),
                                loops_.empty() ? 0.0 : static_cast<double>(loops_.front().extent),
                                loops_.empty() ? 0.0 : static_cast<double>(loops_.back().effective),
-                               auto_vector_extent(st),
+                               auto_vector_extent(accesses, ops),
                                window_registers(accesses, loops_),
                                is_update && accumulator_in_memory(accesses.front()) ? 1.0 : 0.0,
                                is_update ? 1.0 : 0.0,
@@ -650,24 +650,44 @@ class FeatureExtractor {
   }
 
   // The loop LLVM's loop vectorizer takes where no loop is vectorized: it
-  // first unrolls the innermost reduction loops of a few iterations (a 3x3
-  // window, along which the statement stores to one element), then
-  // vectorizes the loop they leave innermost if that is a serial loop
-  // along which the statement stores contiguously (not one unrolled
-  // already). Its extent; 0 when there is none or a loop is vectorized.
-  double auto_vector_extent(const ir::StoreNode* st) const {
+  // first unrolls whole the innermost reduction loops of a few iterations
+  // (a 3x3 window, along which the statement stores to one element; a 7x7
+  // pool's 49 adds: LLVM's full unroll takes loops of up to about 300
+  // instructions), then vectorizes the loop they leave innermost if that is
+  // a serial loop along which the statement stores contiguously (not one
+  // unrolled already) and loads without gathers (a matrix-vector product
+  // along its matrix's columns gathers a row apart: it ran at 6x the time
+  // of one along the rows), or a reduction loop below. Its extent; 0 when
+  // there is none or a loop is vectorized.
+  double auto_vector_extent(const std::vector<BufferAccess>& accesses, const OpCounts& ops) const {
     constexpr int64_t kFullyUnrolledTrips = 16;
-    const int64_t base = eval_index(st->indices[0], {});
+    constexpr double kFullyUnrolledInstructions = 200;  // of LLVM's 300, some go to addresses and the loop
+    const double body = ops.flops() + static_cast<double>(accesses.size());
+    const int64_t max_window =
+        std::max(kFullyUnrolledTrips, static_cast<int64_t>(kFullyUnrolledInstructions / std::max(1.0, body)));
+    const std::vector<int64_t>& store_steps = accesses.front().steps;
     int64_t window = 1;
     for (size_t i = loops_.size(); i-- > 0;) {
       const LoopInfo& l = loops_[i];
       if (l.kind == ir::ForKind::Vectorized) return 0;
-      const int64_t step = eval_index(st->indices[0], {{l.var.node(), 1}}) - base;
-      if (step == 0 && l.kind != ir::ForKind::Parallel && window * l.extent <= kFullyUnrolledTrips) {
+      if (store_steps[i] == 0 && l.kind != ir::ForKind::Parallel && window * l.extent <= max_window) {
         window *= l.extent;
         continue;
       }
-      return step == 1 && l.kind == ir::ForKind::Serial ? static_cast<double>(l.extent) : 0.0;
+      if (l.kind != ir::ForKind::Serial) return 0;
+      // A reduction loop left innermost with nothing unrolled inside:
+      // fast-math lets LLVM split its sum into vectors of partial sums if
+      // every load is contiguous along it. Rows of a loop unrolled inside it
+      // are one chain of adds that nothing splits (a matrix-vector product
+      // with its reduction split 52 x 39, the 39 unrolled: one FMA per 4
+      // cycles).
+      int64_t max_load_step = 0;  // 0: LLVM vectorizes no loop
+      if (store_steps[i] == 1) max_load_step = target::Target::kMaxShuffledLoadStride;
+      if (store_steps[i] == 0 && window == 1) max_load_step = 1;
+      if (max_load_step == 0) return 0;
+      for (const BufferAccess& a : accesses)
+        if (std::abs(a.steps[i]) > max_load_step) return 0;
+      return static_cast<double>(l.extent);
     }
     return 0;
   }

@@ -39,9 +39,13 @@
 //   innermost_extent    iterations of the innermost enclosing loop (0: none)
 //   auto_vector_extent  where no loop is vectorized, the extent of the serial
 //                       loop LLVM's loop vectorizer takes: the one left
-//                       innermost once reduction loops of up to 16
-//                       iterations are unrolled, if the store is contiguous
-//                       along it (0: none)
+//                       innermost once the reduction loops it unrolls whole
+//                       are gone (up to 16 iterations, or about 200
+//                       instructions of the statement), if the store is
+//                       contiguous along it and no load gathers, or if it
+//                       is a reduction loop with nothing unrolled inside
+//                       and every load contiguous along it (fast-math: LLVM
+//                       splits the sum into vectors) (0: none)
 //   window_registers    values a load's sliding window keeps in registers
 //                       where LLVM unrolls it: two loops whose different
 //                       iterations read the same element (an output column

@@ -171,7 +171,8 @@ TEST_CASE("cpu cost: unrolled code beyond 16K instructions is ruled out", "[cpu]
 
 TEST_CASE("cpu cost: a vector loop of stride 2 shuffles, one of stride 8 gathers", "[cpu]") {
   // C[i] = A[i * stride]: vectorized against serial (which LLVM's loop
-  // vectorizer takes as it is: the store is contiguous).
+  // vectorizer takes as it is where the loads shuffle, and leaves scalar
+  // where they would gather: a load per element, not a load and an insert).
   const target::Target host = backend::host_backend()->target();
   auto estimate = [&](int64_t stride, ir::ForKind kind) {
     const int64_t n = 4096;
@@ -182,7 +183,7 @@ TEST_CASE("cpu cost: a vector loop of stride 2 shuffles, one of stride 8 gathers
   };
   CHECK(estimate(2, ir::ForKind::Vectorized) == Approx(estimate(2, ir::ForKind::Serial)));
   CHECK(estimate(2, ir::ForKind::Vectorized) < estimate(8, ir::ForKind::Vectorized));
-  CHECK(estimate(8, ir::ForKind::Vectorized) == Approx(estimate(8, ir::ForKind::Serial)));
+  CHECK(estimate(8, ir::ForKind::Serial) < estimate(8, ir::ForKind::Vectorized));
 }
 
 namespace {
@@ -324,6 +325,22 @@ TEST_CASE("cpu cost: an accumulator loaded and stored around every update costs 
                                               update));
   };
   CHECK(estimate(8) > 1.5 * estimate(64));
+}
+
+TEST_CASE("cpu cost: a row's sum unrolled is one chain, one kept as a loop LLVM splits into vectors", "[cpu]") {
+  // light ResNet-50's classifier, out[n] += x[k] * W[n][k] over 2048 k with
+  // k = k0 * 64 + k1: k1 unrolled ran at one FMA per 4 cycles (0.49 ms),
+  // kept as the innermost loop at 0.09 ms.
+  ir::Buffer x("X", ir::DType::Float32, {2048}), w("W", ir::DType::Float32, {1000 * 2048}),
+      out("Out", ir::DType::Float32, {1000});
+  ir::Var n("n"), k0("k0"), k1("k1");
+  auto estimate = [&](ir::ForKind k1_kind) {
+    const ir::Expr k = k0 * 64 + k1;
+    ir::Stmt update =
+        ir::make_store(out, {n}, ir::make_load(out, {n}) + ir::make_load(x, {k}) * ir::make_load(w, {n * 2048 + k}));
+    return estimate_avx512({x, w, out}, nest({{n, 1000, ir::ForKind::Parallel}, {k0, 32}, {k1, 64, k1_kind}}, update));
+  };
+  CHECK(estimate(ir::ForKind::Unrolled) > 2 * estimate(ir::ForKind::Serial));
 }
 
 TEST_CASE("cpu cost: a tile of rows 4 KiB apart evicts its own lines from the L1 set they share", "[cpu]") {
