@@ -103,8 +103,8 @@ double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows,
     // its unrolled window runs at full width, while the same loop unrolled
     // stays scalar (light ResNet-50's 3x3 pool: 0.075 against 0.37-0.61
     // ms). The strides above are those of the innermost loop: they apply
-    // when LLVM's loop is that one; around a window its loads are taken as
-    // contiguous.
+    // when LLVM's loop is that one; around a window, where no load gathers
+    // along LLVM's loop (features.h), its loads are taken as contiguous.
     const double auto_vector = value(vec_len) < 0.5 && value(guards) == 0 ? std::round(value(auto_vec)) : 0;
     if (auto_vector > 1 && std::round(value(inner)) != auto_vector) gathers = false, shuffled = 0;
     // A vector loop runs in whole registers: 24 elements on 16 lanes take
