@@ -169,6 +169,26 @@ TEST_CASE("cpu cost: unrolled code beyond 16K instructions is ruled out", "[cpu]
   CHECK(std::isinf(estimate(s)));
 }
 
+TEST_CASE("cpu cost: a guard inside the vector loop keeps it scalar, one around the parallel loop's chunks does not", "[cpu]") {
+  // C[p][i] = A[p][i] * 2, 64 times over each of 3 parallel chunks of 1024
+  // held in the L1, guarded per chunk (a partitioned loop's main part) or
+  // per element.
+  const target::Target host = backend::host_backend()->target();
+  ir::Buffer a("A", ir::DType::Float32, {3 * 1024}), c("C", ir::DType::Float32, {3 * 1024});
+  ir::Var p("p"), r("r"), i("i");
+  auto estimate = [&](bool per_element) {
+    const ir::Expr at = p * 1024 + i;
+    ir::Stmt s = ir::make_store(c, {at}, ir::make_load(a, {at}) * 2.0);
+    if (per_element) s = ir::make_if(at < 3 * 1024 - 8, s);
+    s = ir::make_for(i, 0, 1024, ir::ForKind::Vectorized, s);
+    s = ir::make_for(r, 0, 64, ir::ForKind::Serial, s);
+    if (!per_element) s = ir::make_if(p < 2, s);
+    s = ir::make_for(p, 0, 3, ir::ForKind::Parallel, s);
+    return search::estimate_cpu_seconds(search::extract_features(lower::LoweredFunc{"k", {a, c}, s}, host), host);
+  };
+  CHECK(estimate(true) > 4 * estimate(false));
+}
+
 TEST_CASE("cpu cost: a vector loop of stride 2 shuffles, one of stride 8 gathers", "[cpu]") {
   // C[i] = A[i * stride]: vectorized against serial (which LLVM's loop
   // vectorizer takes as it is where the loads shuffle, and leaves scalar
