@@ -25,8 +25,9 @@
 //                       can neither hoist nor strength-reduce: comparisons,
 //                       logic, min/max, and divisions and remainders (4 each:
 //                       the instructions of a division by a constant), weighted
-//   guard_ops           ops of the enclosing if-conditions times the trips of the
-//                       loops around each (guards of non-dividing splits)
+//   guard_ops           ops of the enclosing if-conditions (guards of
+//                       non-dividing splits) times the trips of the loops
+//                       around each, down to the innermost that moves it
 //   vec_len             extent of the innermost enclosing vectorized loop (0: none)
 //   vec_inner_loops     loops nested inside that vectorized loop (0: it is innermost)
 //   unroll_product      product of the extents of enclosing unrolled loops (0: none)

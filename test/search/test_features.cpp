@@ -451,3 +451,22 @@ TEST_CASE("features: the loop LLVM's vectorizer takes where none is vectorized",
   // Along the outputs, W's elements a row apart: gathers, left scalar.
   CHECK(auto_vector({x, w, out}, gemv(16, ir::ForKind::Unrolled, true)) == encoded(0));
 }
+
+TEST_CASE("features: a guard is tested once per iteration of the innermost loop that moves it", "[cpu]") {
+  // C[p][i] += A[p][i] over r, p parallel, i vectorized; a guard on p inside
+  // the vector loop is tested as often as one around r (LLVM hoists it; the
+  // lanes share it), one on i for every element.
+  ir::Buffer a("A", ir::DType::Float32, {3 * 16}), c("C", ir::DType::Float32, {3 * 16});
+  ir::Var p("p"), r("r"), i("i");
+  auto guard_ops = [&](const ir::Expr& cond, bool innermost) {
+    ir::Stmt s = ir::make_store(c, {p * 16 + i}, ir::make_load(c, {p * 16 + i}) + ir::make_load(a, {p * 16 + i}));
+    if (innermost) s = ir::make_if(cond, s);
+    s = ir::make_for(r, 0, 64, ir::ForKind::Serial, ir::make_for(i, 0, 16, ir::ForKind::Vectorized, s));
+    if (!innermost) s = ir::make_if(cond, s);
+    s = ir::make_for(p, 0, 3, ir::ForKind::Parallel, s);
+    return update_row(search::extract_features(lower::LoweredFunc{"k", {a, c}, s}))[column("guard_ops")];
+  };
+  CHECK(guard_ops(p < 2, true) == guard_ops(p < 2, false));
+  CHECK(guard_ops(p < 2, true) == encoded(3));
+  CHECK(guard_ops(p * 16 + i < 40, true) >= encoded(3 * 64 * 16));
+}
