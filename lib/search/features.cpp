@@ -691,10 +691,10 @@ class FeatureExtractor {
       if (l.kind != ir::ForKind::Serial) return 0;
       // A reduction loop left innermost with nothing unrolled inside:
       // fast-math lets LLVM split its sum into vectors of partial sums if
-      // every load is contiguous along it. Rows of a loop unrolled inside it
-      // are one chain of adds that nothing splits (a matrix-vector product
-      // with its reduction split 52 x 39, the 39 unrolled: one FMA per 4
-      // cycles).
+      // every load is contiguous along it. With a loop unrolled inside, the
+      // sum is one chain of adds that nothing splits (a matrix-vector
+      // product with its reduction split 52 x 39, the 39 unrolled: one FMA
+      // per 4 cycles).
       int64_t max_load_step = 0;  // 0: LLVM vectorizes no loop
       if (store_steps[i] == 1) max_load_step = target::Target::kMaxShuffledLoadStride;
       if (store_steps[i] == 0 && window == 1) max_load_step = 1;
