@@ -438,10 +438,13 @@ TEST_CASE("features: the loop LLVM's vectorizer takes where none is vectorized",
   ir::Var n("n"), k0("k0"), k1("k1");
   auto gemv = [&](int64_t kin, ir::ForKind k1_kind, bool n_inside) {
     const ir::Expr k = k0 * kin + k1;
-    ir::Stmt s = ir::make_store(out, {n}, ir::make_load(out, {n}) + ir::make_load(x, {k}) * ir::make_load(w, {n * 2048 + k}));
+    ir::Stmt s = ir::make_store(out, {n},
+                                ir::make_load(out, {n}) + ir::make_load(x, {k}) * ir::make_load(w, {n * 2048 + k}));
     s = ir::make_for(k1, 0, kin, k1_kind, s);
-    if (n_inside) return ir::make_for(k0, 0, 2048 / kin, ir::ForKind::Serial, ir::make_for(n, 0, 128, ir::ForKind::Serial, s));
-    return ir::make_for(n, 0, 128, ir::ForKind::Serial, ir::make_for(k0, 0, 2048 / kin, ir::ForKind::Serial, s));
+    auto serial = [](const ir::Var& v, int64_t extent, ir::Stmt body) {
+      return ir::make_for(v, 0, extent, ir::ForKind::Serial, std::move(body));
+    };
+    return n_inside ? serial(k0, 2048 / kin, serial(n, 128, s)) : serial(n, 128, serial(k0, 2048 / kin, s));
   };
   // Along the rows' reduction loop, kept innermost: a sum fast-math splits
   // into vectors.
