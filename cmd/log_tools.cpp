@@ -1,6 +1,7 @@
-// `tunectl log show|best|merge`: the tools for the one artefact users keep.
-// show prints a table per target (trials, errors, best, GFLOP/s, first and
-// last measurement of every task); best writes the best record of each task
+// `tunectl log show|best|merge|rank`: the tools for the one artefact users
+// keep. show prints a table per target (trials, errors, best, GFLOP/s, first
+// and last measurement of every task); rank, how well the analytic model
+// orders each task's measured programs; best writes the best record of each task
 // and target (the file to commit or ship); merge writes several logs as one,
 // each record once. Every LOG may be a file or a folder of logs; a truncated
 // last line is skipped with a warning, a corrupt line or a newer format
@@ -23,6 +24,7 @@
 #include "log/log_file.h"
 #include "log/log_lock.h"
 #include "log/log_tools.h"
+#include "tune/analytic_ranking.h"
 
 namespace tunectl::cmd {
 
@@ -31,6 +33,7 @@ namespace {
 struct LogToolOptions {
   std::vector<std::string> logs;
   std::string output;
+  int min_programs = 20;  // rank
 };
 
 // The records of each log (a folder's files in name order, one entry each).
@@ -100,6 +103,38 @@ void show(const LogToolOptions& o) {
   }
 }
 
+// Per target, the tasks with enough measured programs: Spearman between
+// the analytic estimates and the times, and what trusting the model's first
+// pick (or five) would cost against the task's best; geometric means last.
+void rank(const LogToolOptions& o) {
+  const std::vector<tune::TaskRanking> tasks = tune::rank_measured_programs(all_records(o.logs), o.min_programs);
+  user_check(!tasks.empty(), "log rank: no task of ", o.logs.front(), o.logs.size() > 1 ? " and the rest" : "",
+             " has ", o.min_programs, " or more measured programs that replay (--min-programs sets how many)");
+  std::map<std::string, std::vector<const tune::TaskRanking*>> by_target;
+  for (const tune::TaskRanking& t : tasks) by_target[t.target].push_back(&t);
+  for (const auto& [target, rows] : by_target) {
+    size_t width = 4;
+    for (const tune::TaskRanking* t : rows) width = std::max(width, t->name.size());
+    const int w = static_cast<int>(width);
+    std::printf("target '%s': the analytic model's ranking of %zu tasks' measured programs\n", target.c_str(),
+                rows.size());
+    std::printf("%-4s %-*s %9s %9s %8s %8s\n", "#", w, "task", "programs", "Spearman", "top-1", "top-5");
+    double spearman = 0, top1 = 0, top5 = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const tune::TaskRanking& t = *rows[i];
+      std::printf("%-4zu %-*s %9d %9.3f %7.2fx %7.2fx\n", i, w, t.name.c_str(), t.programs, t.spearman,
+                  t.top1_regret, t.top5_regret);
+      spearman += t.spearman;
+      top1 += std::log(t.top1_regret);
+      top5 += std::log(t.top5_regret);
+    }
+    const double n = static_cast<double>(rows.size());
+    std::printf("mean Spearman %.3f; the model's first pick %.2fx the best time, the best of its first five %.2fx "
+                "(geometric means)\n\n",
+                spearman / n, std::exp(top1 / n), std::exp(top5 / n));
+  }
+}
+
 // The lock of an existing output log (a new one no run writes), held from
 // before the logs are read: -o may be one of them, and a run appending to
 // it meanwhile would lose its records to the replacement.
@@ -128,18 +163,19 @@ void merge(const LogToolOptions& o) {
               o.output.c_str(), read, logs.size(), logs.size() == 1 ? "" : "s", read - merged.size());
 }
 
-void add_tool(CLI::App* log_cmd, const std::string& name, const std::string& help,
+CLI::App* add_tool(CLI::App* log_cmd, const std::string& name, const std::string& help,
                    const std::shared_ptr<LogToolOptions>& o, void (*run)(const LogToolOptions&), bool writes) {
   CLI::App* sub = log_cmd->add_subcommand(name, help);
   sub->add_option("logs", o->logs, "tuning logs (files or folders of *.json / *.jsonl)")->required();
   if (writes) sub->add_option("-o,--output", o->output, "the log to write (replaced whole)")->required();
   sub->callback([o, run] { run(*o); });
+  return sub;
 }
 
 }  // namespace
 
 void register_log(CLI::App& app) {
-  CLI::App* log_cmd = app.add_subcommand("log", "Inspect tuning logs, keep their best records, merge them");
+  CLI::App* log_cmd = app.add_subcommand("log", "Inspect tuning logs, keep their best records, merge them, rank their programs by the analytic model");
   log_cmd->require_subcommand(1);
   add_tool(log_cmd, "show", "A table per target: each task's trials, errors, best, GFLOP/s, first and last record",
            std::make_shared<LogToolOptions>(), show, false);
@@ -147,6 +183,14 @@ void register_log(CLI::App& app) {
            std::make_shared<LogToolOptions>(), best, true);
   add_tool(log_cmd, "merge", "Write several logs as one, each record once", std::make_shared<LogToolOptions>(), merge,
            true);
+  auto rank_options = std::make_shared<LogToolOptions>();
+  CLI::App* rank_cmd = add_tool(
+      log_cmd, "rank",
+      "How well the analytic model (the one --search construct walks by) ranks each task's measured programs",
+      rank_options, rank, false);
+  rank_cmd->add_option("--min-programs", rank_options->min_programs, "tasks with at least this many measured programs")
+      ->check(CLI::Range(2, 1000000))
+      ->capture_default_str();
 }
 
 }  // namespace tunectl::cmd

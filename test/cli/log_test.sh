@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The log tools and the reuse of logs as a user meets them: `log show`,
-# `log best` and `log merge` on the committed logs, a truncated last line, a
+# `log best`, `log merge` and `log rank` on the committed logs, a truncated last line, a
 # record of an older and of a newer format version, records of another
 # target, and `tune --records` starting a run from another log's best
 # programs. Usage: log_test.sh TUNECTL REPO_DIR
@@ -47,6 +47,13 @@ expect 0 "target 'cuda -arch=sm_90': 7 tasks" -- "$tunectl" log show "$work/merg
 cp "$work/merged.json" "$work/merged-both.json"
 expect 0 "best records of 22 tasks" -- "$tunectl" log best "$work/merged.json" -o "$work/merged.json"
 check "log best may replace the log it read" test "$(wc -l <"$work/merged.json")" -eq 22
+
+# rank: the analytic model's ranking of each task's measured programs; a
+# log of best records has one program a task, which ranks nothing.
+expect 0 "target 'llvm -mcpu=znver4': the analytic model's ranking of" -- "$tunectl" log rank "$cnn_log"
+expect 0 "mean Spearman" -- "$tunectl" log rank "$cnn_log" --min-programs 5
+expect 2 "log rank: no task of $work/best.json has 20 or more measured programs" -- "$tunectl" log rank "$work/best.json"
+expect 1 "--min-programs" -- "$tunectl" log rank "$cnn_log" --min-programs 1
 
 # A truncated last line (a killed run) is skipped with a warning; the rest is kept.
 { cat "$cnn_log"; head -c 300 "$cnn_log"; } >"$work/truncated.json"
