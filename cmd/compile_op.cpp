@@ -3,7 +3,7 @@
 // steps of one tuning-log record), and prints the
 // schedule state, the loop IR after each lowering pass or at the end, the
 // LLVM IR or the assembly; --check runs the kernel against the reference on
-// random inputs.
+// random inputs; --profile times a CPU kernel's root stages one by one.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -19,6 +19,7 @@
 #include "ir/printer.h"
 #include "log/log_file.h"
 #include "lower/lower.h"
+#include "measure/stage_profile.h"
 #include "ops/registry.h"
 #include "schedule/state.h"
 #include "te/dag_json.h"
@@ -34,6 +35,7 @@ struct CompileOptions {
   std::vector<std::string> emit;
   std::string object_path;
   bool check = false;
+  int profile_calls = 0;  // --profile: timed calls of each stage (0: no profile)
   bool list_ops = false;
   uint64_t seed = 1;
   std::string target;  // "": llvm, or the record's target with --log
@@ -66,6 +68,26 @@ Program program_to_compile(const CompileOptions& o) {
     return {r.task.name, schedule::replay(dag, r.steps), r.task.target};
   }
   user_fail("compile: ", o.log_path, " has no record at line ", o.line);
+}
+
+// One line a root stage: its median time per call, its share of their sum,
+// then the sum against the whole kernel timed in the same run (the rest is
+// what running the stages as one kernel saves or costs: fork-joins, and
+// intermediates left in other caches).
+void print_stage_profile(const measure::StageProfile& p, int calls) {
+  size_t width = 5;
+  for (const measure::StageTime& s : p.stages) width = std::max(width, s.label.size());
+  const int w = static_cast<int>(width);
+  double sum = 0;
+  for (const measure::StageTime& s : p.stages) sum += s.seconds;
+  std::printf("profile: the kernel's %zu root stages, each timed alone (median of %d calls, in the kernel's order)\n",
+              p.stages.size(), calls);
+  std::printf("%-3s %-*s %10s %7s\n", "#", w, "stage", "ms", "share");
+  for (size_t i = 0; i < p.stages.size(); ++i)
+    std::printf("%-3zu %-*s %10.4f %6.1f%%\n", i, w, p.stages[i].label.c_str(), p.stages[i].seconds * 1e3,
+                sum > 0 ? 100 * p.stages[i].seconds / sum : 0.0);
+  std::printf("    %-*s %10.4f\n    %-*s %10.4f\n", w, "sum of the stages", sum * 1e3, w, "the whole kernel",
+              p.kernel_seconds * 1e3);
 }
 
 void run_compile(const CompileOptions& o) {
@@ -114,6 +136,12 @@ void run_compile(const CompileOptions& o) {
     std::printf("check: output matches the reference%s (%.3f GFLOP per call)%s\n", how.c_str(),
                 dag.flop_count() * 1e-9, where.c_str());
   }
+  if (o.profile_calls > 0) {
+    measure::MeasureOptions timing;
+    timing.backend = std::shared_ptr<const backend::Backend>(std::move(backend));
+    timing.cpu_calls = o.profile_calls;
+    print_stage_profile(measure::profile_stages(dag, func, timing, o.seed), o.profile_calls);
+  }
 }
 
 }  // namespace
@@ -140,7 +168,13 @@ void register_compile_op(CLI::App& app) {
   sub->add_flag("--check", options->check,
                 "build, run on random inputs and compare with the reference (in the GPU emulator when this machine "
                 "cannot run the target's code)");
-  sub->add_option("--seed", options->seed, "seed of the random inputs of --check");
+  sub->add_option("--profile", options->profile_calls,
+                  "time each root stage of the kernel alone (CPU targets this machine runs), this many calls each, "
+                  "beside the whole kernel")
+      ->check(CLI::Range(1, 100000))
+      ->expected(0, 1)
+      ->default_str("20");
+  sub->add_option("--seed", options->seed, "seed of the random inputs of --check and --profile");
   sub->add_flag("--list-ops", options->list_ops, "list the operators and exit");
   sub->callback([options] { run_compile(*options); });
 }

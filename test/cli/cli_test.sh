@@ -93,6 +93,11 @@ expect 2 "holds no output.npy, output.pb or output_0.pb" -- "$tunectl" run "$mod
   --expected "$relu"
 expect 0 "check: output matches the reference" -- "$tunectl" compile-op --op conv2d --check \
   --params '{"N":1,"C":8,"H":14,"W":14,"K":16,"R":3,"S":3,"pad":1}' --emit loop
+# --profile: each root stage of a CPU kernel timed alone, then their sum and the whole kernel.
+expect 0 "0   softmax_max" -- "$tunectl" compile-op --op softmax --params '{"shape":[16,100]}' --emit state --profile 3
+expect 0 "the whole kernel" -- "$tunectl" compile-op --op softmax --params '{"shape":[16,100]}' --emit state --profile
+expect 1 "--profile" -- "$tunectl" compile-op --op softmax --profile 0
+expect 2 "builds device code" -- "$tunectl" compile-op --op softmax --target cuda --emit state --profile 3
 # --emit passes: the function after schedule_to_loops and after each pass, in order.
 pass_dump=$("$tunectl" compile-op --op matmul --params '{"M":8,"N":8,"K":4}' --steps '[["SP",2,0,8,[4],1]]' --emit passes 2>&1)
 check "compile-op --emit passes lists the lowering steps in order" \
