@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,8 @@ struct LogToolOptions {
   std::vector<std::string> logs;
   std::string output;
   int min_programs = 20;  // rank
+  bool retime = false;    // rank: time every program again here
+  int calls = 10;         // rank --retime: timed calls of each
 };
 
 // The records of each log (a folder's files in name order, one entry each).
@@ -107,7 +110,10 @@ void show(const LogToolOptions& o) {
 // the analytic estimates and the times, and what trusting the model's first
 // pick (or five) would cost against the task's best; geometric means last.
 void rank(const LogToolOptions& o) {
-  const std::vector<tune::TaskRanking> tasks = tune::rank_measured_programs(all_records(o.logs), o.min_programs);
+  std::optional<tune::Retime> retime;
+  if (o.retime) retime = tune::Retime{.calls = o.calls};
+  const std::vector<tune::TaskRanking> tasks =
+      tune::rank_measured_programs(all_records(o.logs), o.min_programs, retime);
   user_check(!tasks.empty(), "log rank: no task of ", o.logs.front(), o.logs.size() > 1 ? " and the rest" : "",
              " has ", o.min_programs, " or more measured programs that replay (--min-programs sets how many)");
   std::map<std::string, std::vector<const tune::TaskRanking*>> by_target;
@@ -116,14 +122,17 @@ void rank(const LogToolOptions& o) {
     size_t width = 4;
     for (const tune::TaskRanking* t : rows) width = std::max(width, t->name.size());
     const int w = static_cast<int>(width);
-    std::printf("target '%s': the analytic model's ranking of %zu tasks' measured programs\n", target.c_str(),
-                rows.size());
-    std::printf("%-4s %-*s %9s %9s %8s %8s\n", "#", w, "task", "programs", "Spearman", "top-1", "top-5");
+    std::printf("target '%s': the analytic model's ranking of %zu tasks' measured programs (%s)\n", target.c_str(),
+                rows.size(),
+                o.retime ? ("times taken again here: " + std::to_string(o.calls) + " calls each").c_str()
+                         : "times as logged");
+    std::printf("%-4s %-*s %9s %10s %9s %8s %8s\n", "#", w, "task", "programs", "best ms", "Spearman", "top-1",
+                "top-5");
     double spearman = 0, top1 = 0, top5 = 0;
     for (size_t i = 0; i < rows.size(); ++i) {
       const tune::TaskRanking& t = *rows[i];
-      std::printf("%-4zu %-*s %9d %9.3f %7.2fx %7.2fx\n", i, w, t.name.c_str(), t.programs, t.spearman,
-                  t.top1_regret, t.top5_regret);
+      std::printf("%-4zu %-*s %9d %10.4f %9.3f %7.2fx %7.2fx\n", i, w, t.name.c_str(), t.programs,
+                  t.best_seconds * 1e3, t.spearman, t.top1_regret, t.top5_regret);
       spearman += t.spearman;
       top1 += std::log(t.top1_regret);
       top5 += std::log(t.top5_regret);
@@ -190,6 +199,12 @@ void register_log(CLI::App& app) {
       rank_options, rank, false);
   rank_cmd->add_option("--min-programs", rank_options->min_programs, "tasks with at least this many measured programs")
       ->check(CLI::Range(2, 1000000))
+      ->capture_default_str();
+  rank_cmd->add_flag("--retime", rank_options->retime,
+                     "time every program again on this machine with this build (a log's times are those of the code "
+                     "generation and machine of their day)");
+  rank_cmd->add_option("--calls", rank_options->calls, "--retime: timed calls of each program (median)")
+      ->check(CLI::Range(1, 10000))
       ->capture_default_str();
 }
 

@@ -135,17 +135,26 @@ Timing time_function(const std::function<void()>& fn, const TimingOptions& optio
 }
 
 std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& fns, const TimingOptions& options) {
-  internal_check(options.repeats > 0, "timing needs at least one repeat");
+  return time_interleaved(fns, std::vector<TimingOptions>(fns.size(), options));
+}
+
+std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& fns,
+                                     const std::vector<TimingOptions>& per_fn) {
+  internal_check(per_fn.size() == fns.size(), "timing: ", per_fn.size(), " options for ", fns.size(), " functions");
+  if (fns.empty()) return {};
+  const int repeats = per_fn.front().repeats;
+  internal_check(repeats > 0, "timing needs at least one repeat");
   std::vector<int> number;
-  for (const auto& fn : fns) {
+  for (size_t f = 0; f < fns.size(); ++f) {
     double start = now_seconds();
-    fn();  // warm-up, also the first estimate of a call's duration
+    fns[f]();  // warm-up, also the first estimate of a call's duration
     double one_call = std::max(now_seconds() - start, 1e-9);
-    number.push_back(std::max(1, static_cast<int>(options.min_repeat_seconds / one_call)));
+    number.push_back(std::max(1, static_cast<int>(per_fn[f].min_repeat_seconds / one_call)));
   }
   std::vector<Timing> timings(fns.size());
-  for (int r = 0; r < options.repeats; ++r) {
+  for (int r = 0; r < repeats; ++r) {
     for (size_t f = 0; f < fns.size(); ++f) {
+      const TimingOptions& options = per_fn[f];
       if (options.flush_cache && !options.flush_buffers.empty()) {
         flush_buffers(options.flush_buffers);
       } else if (options.flush_cache) {

@@ -68,6 +68,11 @@ Timing time_function(const std::function<void()>& fn, const TimingOptions& optio
 // repeat r of the one before, so a burst of load on a shared machine hits
 // all of them alike and their ratio stays fair. One Timing per function.
 std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& fns, const TimingOptions& options = {});
+// The same with options of each function's own (what to flush and hand over
+// before its calls: programs with differently packed constants); the
+// repeats are the first one's.
+std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& fns,
+                                     const std::vector<TimingOptions>& options);
 
 // `options` with its flush limited to the cache lines of `buffers` (what a
 // kernel reads that a model run would not have warmed: its constants), and

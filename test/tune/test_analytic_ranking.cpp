@@ -65,6 +65,7 @@ TEST_CASE("analytic ranking: times that follow the model rank perfectly, reverse
   const std::vector<tune::TaskRanking> good = tune::rank_measured_programs(agreeing, n);
   REQUIRE(good.size() == 1);
   CHECK(good[0].programs == n);
+  CHECK(good[0].best_seconds == Approx(fastest));
   CHECK(good[0].spearman == Approx(1.0));
   CHECK(good[0].top1_regret == Approx(1.0));
   CHECK(good[0].top5_regret == Approx(1.0));
@@ -81,3 +82,28 @@ TEST_CASE("analytic ranking: times that follow the model rank perfectly, reverse
   for (log::Record& r : agreeing) r.result.estimated = true;
   CHECK(tune::rank_measured_programs(agreeing, 2).empty());
 }
+
+TEST_CASE("analytic ranking --retime: the programs timed again here, as a log records none of them", "[cpu]") {
+  std::vector<std::pair<log::Record, double>> programs = busiest_task();
+  programs.resize(6);
+  // Times no program could take: retimed, every one is replaced by a real one.
+  std::vector<log::Record> records;
+  for (auto& [record, estimate] : programs) {
+    record.result.costs = {1e6};
+    records.push_back(record);
+  }
+  const std::vector<tune::TaskRanking> as_logged = tune::rank_measured_programs(records, 6);
+  REQUIRE(as_logged.size() == 1);
+  CHECK(as_logged[0].best_seconds == 1e6);
+  CHECK(as_logged[0].top1_regret == 1.0);  // every program "took" the same time
+  const std::vector<tune::TaskRanking> retimed =
+      tune::rank_measured_programs(records, 6, tune::Retime{.calls = 2, .batch = 2});
+  REQUIRE(retimed.size() == 1);
+  CHECK(retimed[0].programs == 6);
+  CHECK(retimed[0].best_seconds > 0);
+  CHECK(retimed[0].best_seconds < 0.1);  // small_cnn's tasks take microseconds
+  CHECK(retimed[0].top1_regret >= 1.0);
+  CHECK(retimed[0].top1_regret < 1e3);  // real times, a few in a row of which are alike
+  CHECK(retimed[0].top5_regret <= retimed[0].top1_regret);
+}
+
