@@ -14,7 +14,6 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -106,14 +105,28 @@ void show(const LogToolOptions& o) {
   }
 }
 
+// The lock of an existing output log (a new one no run writes), held from
+// before the logs are read: -o may be one of them, and a run appending to
+// it meanwhile would lose its records to the replacement.
+std::unique_ptr<log::LogLock> lock_output(const std::string& output) {
+  if (!std::filesystem::exists(output)) return nullptr;
+  return std::make_unique<log::LogLock>(output, /*wait=*/false);
+}
+
 // Per target, the tasks with enough measured programs: Spearman between
 // the analytic estimates and the times, and what trusting the model's first
 // pick (or five) would cost against the task's best; geometric means last.
 void rank(const LogToolOptions& o) {
-  std::optional<tune::Retime> retime;
-  if (o.retime) retime = tune::Retime{.calls = o.calls};
-  const std::vector<tune::TaskRanking> tasks =
-      tune::rank_measured_programs(all_records(o.logs), o.min_programs, retime);
+  std::vector<log::Record> records = all_records(o.logs);
+  if (o.retime) {
+    records = tune::retime_records(records, o.min_programs, tune::Retime{.calls = o.calls});
+    if (!o.output.empty()) {
+      const std::unique_ptr<log::LogLock> lock = lock_output(o.output);
+      log::write_log(o.output, records);
+      std::printf("wrote the %zu programs timed again to %s\n", records.size(), o.output.c_str());
+    }
+  }
+  const std::vector<tune::TaskRanking> tasks = tune::rank_measured_programs(records, o.min_programs);
   user_check(!tasks.empty(), "log rank: no task of ", o.logs.front(), o.logs.size() > 1 ? " and the rest" : "",
              " has ", o.min_programs, " or more measured programs that replay (--min-programs sets how many)");
   std::map<std::string, std::vector<const tune::TaskRanking*>> by_target;
@@ -142,14 +155,6 @@ void rank(const LogToolOptions& o) {
                 "(geometric means)\n\n",
                 spearman / n, std::exp(top1 / n), std::exp(top5 / n));
   }
-}
-
-// The lock of an existing output log (a new one no run writes), held from
-// before the logs are read: -o may be one of them, and a run appending to
-// it meanwhile would lose its records to the replacement.
-std::unique_ptr<log::LogLock> lock_output(const std::string& output) {
-  if (!std::filesystem::exists(output)) return nullptr;
-  return std::make_unique<log::LogLock>(output, /*wait=*/false);
 }
 
 void best(const LogToolOptions& o) {
@@ -206,6 +211,10 @@ void register_log(CLI::App& app) {
   rank_cmd->add_option("--calls", rank_options->calls, "--retime: timed calls of each program (median)")
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
+  rank_cmd->add_option("-o,--output", rank_options->output,
+                       "--retime: also write the programs timed again as a log (ranked again without --retime "
+                       "in seconds: what a change of the model does)")
+      ->needs(rank_cmd->get_option("--retime"));
 }
 
 }  // namespace tunectl::cmd

@@ -56,7 +56,9 @@ expect 2 "log rank: no task of $work/best.json has 20 or more measured programs"
 expect 1 "--min-programs" -- "$tunectl" log rank "$cnn_log" --min-programs 1
 head -n 40 "$cnn_log" >"$work/rank-head.json"
 expect 0 "times taken again here: 2 calls each" -- "$tunectl" log rank "$work/rank-head.json" --min-programs 5 \
-  --retime --calls 2
+  --retime --calls 2 -o "$work/rank-now.json"
+expect 0 "times as logged" -- "$tunectl" log rank "$work/rank-now.json" --min-programs 5
+expect 1 "--retime" -- "$tunectl" log rank "$cnn_log" -o "$work/rank-now.json"
 
 # A truncated last line (a killed run) is skipped with a warning; the rest is kept.
 { cat "$cnn_log"; head -c 300 "$cnn_log"; } >"$work/truncated.json"

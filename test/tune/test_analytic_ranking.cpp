@@ -83,7 +83,7 @@ TEST_CASE("analytic ranking: times that follow the model rank perfectly, reverse
   CHECK(tune::rank_measured_programs(agreeing, 2).empty());
 }
 
-TEST_CASE("analytic ranking --retime: the programs timed again here, as a log records none of them", "[cpu]") {
+TEST_CASE("analytic ranking: the programs timed again here, as a log records none of them", "[cpu]") {
   std::vector<std::pair<log::Record, double>> programs = busiest_task();
   programs.resize(6);
   // Times no program could take: retimed, every one is replaced by a real one.
@@ -96,8 +96,10 @@ TEST_CASE("analytic ranking --retime: the programs timed again here, as a log re
   REQUIRE(as_logged.size() == 1);
   CHECK(as_logged[0].best_seconds == 1e6);
   CHECK(as_logged[0].top1_regret == 1.0);  // every program "took" the same time
-  const std::vector<tune::TaskRanking> retimed =
-      tune::rank_measured_programs(records, 6, tune::Retime{.calls = 2, .batch = 2});
+  const std::vector<log::Record> timed_again = tune::retime_records(records, 6, tune::Retime{.calls = 2, .batch = 2});
+  REQUIRE(timed_again.size() == 6);
+  for (const log::Record& r : timed_again) CHECK(r.result.costs.size() == 2);
+  const std::vector<tune::TaskRanking> retimed = tune::rank_measured_programs(timed_again, 6);
   REQUIRE(retimed.size() == 1);
   CHECK(retimed[0].programs == 6);
   CHECK(retimed[0].best_seconds > 0);
