@@ -67,7 +67,7 @@ double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows,
                       unroll = column("unroll_product"), num_buffers = column("num_buffers"),
                       exec = column("exec_product"), update = column("is_update"), inner = column("innermost_extent"),
                       auto_vec = column("auto_vector_extent"), window = column("window_registers"),
-                      in_memory = column("accumulator_in_memory"),
+                      in_memory = column("accumulator_in_memory"), unrolled = column("unrolled_accumulators"),
                       b0_bytes = column("b0_bytes");
   const size_t per_buffer = column("b1_bytes") - b0_bytes;
   const size_t stride = column("b0_stride") - b0_bytes, reuse_distance = column("b0_reuse_distance") - b0_bytes,
@@ -146,17 +146,23 @@ double estimate_cpu_seconds(const std::vector<std::vector<float>>& feature_rows,
     if (value(update) > 0 && auto_vector <= 1) {
       for (size_t b : buffers) {
         if (value(b + is_write) == 0) continue;
-        const double chains = std::max(1.0, std::round(value(b + reuse_distance))) / lanes;
+        // The unrolled block's accumulators are chains too, in any order
+        // (features.h, unrolled_accumulators).
+        const double chains = std::max(std::max(1.0, std::round(value(b + reuse_distance))) / lanes,
+                                       std::round(value(unrolled)));
         compute_s *= std::max(1.0, kFmaLatencyCycles * kFmaPipes / chains);
         // An accumulator whose innermost kept loop moves it is loaded and
-        // stored around every update (features.h, accumulator_in_memory).
+        // stored around its updates in the unrolled block inside (features.h,
+        // accumulator_in_memory): the load and store shared by that many.
         // A window beyond the registers spills in proportion to what does
         // not fit: a 7x7 stem's 28 accumulators with a window of 13 moved 38
         // vectors to the stack and were the fastest stem of their log; a
         // 24-column tile with a window of 26 moved 353 and ran at 1.5-4x.
         const double excess = chains + value(window) - target.vector_registers;
-        if (chains > accumulator_registers || value(in_memory) > 0)
+        if (chains > accumulator_registers)
           compute_s *= kSpilledAccumulatorFactor;
+        else if (value(in_memory) > 0)
+          compute_s *= 1 + (kSpilledAccumulatorFactor - 1) / std::max(1.0, std::round(value(in_memory)));
         else if (excess > 0)
           compute_s *= 1 + (kSpilledAccumulatorFactor - 1) * std::min(1.0, excess / chains);
       }

@@ -53,7 +53,8 @@ const char* const kScalarNames[] = {
     "float_cmp",     "float_select",  "int_ops",          "inner_int_ops",    "guard_ops",
     "vec_len",       "vec_inner_loops", "unroll_product", "parallel_product", "trip_product",  "exec_product",
     "num_loops",     "outermost_extent", "innermost_extent", "auto_vector_extent", "window_registers",
-    "accumulator_in_memory", "is_update", "num_buffers", "arith_intensity", "alloc_bytes", "alloc_trips",
+    "accumulator_in_memory", "unrolled_accumulators", "is_update", "num_buffers", "arith_intensity",
+    "alloc_bytes",   "alloc_trips",
     "block_product", "thread_product", "vthread_product", "shared_bytes",   "blocks_per_sm",
     "wave_fill",     "gpu_estimate_ns", "double_buffered"};
 constexpr const char* kBufferNames[] = {"bytes",          "lines",       "stride",   "reuse_carried",
@@ -573,7 +574,10 @@ class FeatureExtractor {
                                loops_.empty() ? 0.0 : static_cast<double>(loops_.back().effective),
                                auto_vector_extent(accesses, ops),
                                window_registers(accesses, loops_),
-                               is_update && accumulator_in_memory(accesses.front()) ? 1.0 : 0.0,
+                               is_update && accumulator_in_memory(accesses.front())
+                                   ? updates_per_load(accesses.front())
+                                   : 0.0,
+                               is_update ? unrolled_accumulators(accesses.front()) : 0.0,
                                is_update ? 1.0 : 0.0,
                                static_cast<double>(buffers.size()),
                                ops.flops() * trips / std::max(total_bytes, 1.0),
@@ -654,13 +658,50 @@ class FeatureExtractor {
 
   // Whether an update's accumulator lives in memory: a loop the compiled
   // code keeps that does not move it has it loaded before and stored after
-  // (LICM); the innermost one moving it loads and stores it around every
-  // update. A 3x3 convolution's 2 x 2 tile inside a reduction loop of 8
-  // (unrolled) inside two tile loops ran at 4x the time of one inside a
-  // reduction loop of 32.
+  // (LICM); the innermost one moving it loads and stores it around the
+  // updates of the unrolled block inside it (updates_per_load).
   bool accumulator_in_memory(const BufferAccess& store) const {
     const size_t kept = innermost_kept(loops_);
     return kept < loops_.size() && store.steps[kept] != 0;
+  }
+
+  // The loops inside the innermost one the compiled code keeps, vector
+  // lanes aside: all unrolled, one block of code. updates_per_load: the
+  // updates of one accumulator in it, between the load and the store around
+  // it (an accumulator in memory). unrolled_accumulators: the accumulators
+  // it updates, each a chain of FMAs the out-of-order core interleaves with
+  // the others whatever their order in the code, where the block holds at
+  // most kInterleavedUpdates (Zen 4's FP scheduler holds 64). A 2 x 2 tile of two-register rows
+  // under 8 reduction steps unrolled inside a kept tile loop ran at 1.03x
+  // the time of the same tile kept in registers over 64 kept steps
+  // (2026-12-07; "4x" in the build of an earlier day); a matrix-vector
+  // product's row of 2048 updates unrolled did not interleave.
+  double updates_per_load(const BufferAccess& store) const {
+    double updates = 1;
+    for (size_t i = unrolled_block_start(); i < loops_.size(); ++i)
+      if (loops_[i].kind != ir::ForKind::Vectorized && store.steps[i] == 0)
+        updates *= static_cast<double>(loops_[i].effective);
+    return updates;
+  }
+  double unrolled_accumulators(const BufferAccess& store) const {
+    constexpr double kInterleavedUpdates = 64;
+    double accumulators = 1, updates = 1;
+    for (size_t i = unrolled_block_start(); i < loops_.size(); ++i) {
+      if (loops_[i].kind == ir::ForKind::Vectorized) continue;
+      const double extent = static_cast<double>(loops_[i].effective);
+      updates *= extent;
+      if (store.steps[i] != 0) accumulators *= extent;
+    }
+    return updates <= kInterleavedUpdates ? accumulators : 1;
+  }
+  // Where that block starts: after the innermost loop of the compiled code
+  // (kept, or parallel: each thread runs its chunk as a loop).
+  size_t unrolled_block_start() const {
+    for (size_t i = loops_.size(); i-- > 0;) {
+      const LoopInfo& l = loops_[i];
+      if (l.effective > 1 && !l.unrolled && l.kind != ir::ForKind::Vectorized) return i + 1;
+    }
+    return 0;
   }
 
   // The loop LLVM's loop vectorizer takes where no loop is vectorized: it
@@ -691,13 +732,16 @@ class FeatureExtractor {
       if (l.kind != ir::ForKind::Serial) return 0;
       // A reduction loop left innermost with nothing unrolled inside:
       // fast-math lets LLVM split its sum into vectors of partial sums if
-      // every load is contiguous along it. With a loop unrolled inside, the
-      // sum is one chain of adds that nothing splits (a matrix-vector
-      // product with its reduction split 52 x 39, the 39 unrolled: one FMA
-      // per 4 cycles).
+      // every load is contiguous along it, kReductionVectors of them per
+      // step, so a loop of fewer trips than their lanes stays scalar (a
+      // matrix-vector product's rows summed 51 at a time ran at 8x the time
+      // of 64 at a time; 63 at 1.7x). With a loop unrolled inside, the sum
+      // is one chain of adds that nothing splits (its reduction split
+      // 52 x 39, the 39 unrolled: one FMA per 4 cycles).
+      constexpr int64_t kReductionVectors = 4;
       int64_t max_load_step = 0;  // 0: LLVM vectorizes no loop
       if (store_steps[i] == 1) max_load_step = target::Target::kMaxShuffledLoadStride;
-      if (store_steps[i] == 0 && window == 1) max_load_step = 1;
+      if (store_steps[i] == 0 && window == 1 && l.extent >= kReductionVectors * vector_lanes_) max_load_step = 1;
       if (max_load_step == 0) return 0;
       for (const BufferAccess& a : accesses)
         if (std::abs(a.steps[i]) > max_load_step) return 0;

@@ -53,10 +53,18 @@
 //                       and a kernel column), all from the outer one inward
 //                       at most 512 iterations; their extents' sum less one
 //                       (0: none)
-//   accumulator_in_memory  1 for an update whose stored element moves along
+//   accumulator_in_memory  for an update whose stored element moves along
 //                       the innermost loop LLVM keeps (it unrolls whole an
 //                       innermost loop of up to 64 vector registers' worth
-//                       of updates): loaded and stored around every update
+//                       of updates): the updates of one accumulator between
+//                       its load and its store (those of the unrolled loops
+//                       inside that loop that do not move it; 1: loaded and
+//                       stored around every update) (0: in registers)
+//   unrolled_accumulators  for an update, the accumulator vectors the
+//                       unrolled loops inside the innermost loop LLVM keeps
+//                       update, where those loops hold at most 64 updates
+//                       (1 otherwise): independent chains the core
+//                       interleaves whatever their order in the code
 //   is_update           1 when the statement reads the buffer it writes (a reduction)
 //   num_buffers         distinct buffers the statement touches
 //   arith_intensity     weighted float ops / bytes touched by all its buffers

@@ -377,8 +377,10 @@ TEST_CASE("features: a load issues once for the unrolled copies that share it an
 TEST_CASE("features: an accumulator whose innermost kept loop moves it lives in memory", "[cpu]") {
   // A 2 x 2 tile of two-register rows (32 lanes on 16) inside a reduction
   // loop rc1 inside a tile loop t: LLVM unrolls a reduction loop of 8 (64
-  // registers' worth) whole and keeps t, which moves the accumulator; one of
-  // 32 it keeps, loading the tile before it and storing it after.
+  // registers' worth) whole and keeps t, which moves the accumulator, loaded
+  // and stored around each run of 8 updates; one of 32 it keeps, loading
+  // the tile before it and storing it after. Either way the unrolled block
+  // inside the kept loop updates the tile's 4 rows (32 or 4 updates).
   target::Target avx512;
   avx512.vector_lanes = 16;
   auto in_memory = [&](int64_t rc1_extent) {
@@ -395,11 +397,30 @@ TEST_CASE("features: an accumulator whose innermost kept loop moves it lives in 
     s = ir::make_for(rc1, 0, rc1_extent, ir::ForKind::Serial, s);
     s = ir::make_for(t, 0, 2, ir::ForKind::Serial, s);
     s = ir::make_for(rc0, 0, 64 / rc1_extent, ir::ForKind::Serial, s);
-    return update_row(search::extract_features(lower::LoweredFunc{"k", {in, w, out}, s}, avx512))
-        [column("accumulator_in_memory")];
+    const std::vector<float> row =
+        update_row(search::extract_features(lower::LoweredFunc{"k", {in, w, out}, s}, avx512));
+    return std::pair{row[column("accumulator_in_memory")], row[column("unrolled_accumulators")]};
   };
-  CHECK(in_memory(8) == encoded(1));
-  CHECK(in_memory(32) == encoded(0));
+  CHECK(in_memory(8).first == encoded(8));
+  CHECK(in_memory(32).first == encoded(0));
+  CHECK(in_memory(8).second == encoded(4));
+  CHECK(in_memory(32).second == encoded(4));
+
+  // 8 accumulators under k updates each, unrolled: interleaved up to 64
+  // updates in all, beyond that not counted (1).
+  auto unrolled_block = [&](int64_t k_extent) {
+    ir::Buffer x("X", ir::DType::Float32, {k_extent * 16}), y("Y", ir::DType::Float32, {8 * 16});
+    ir::Var r("r"), j("j"), k("k"), lane("lane");
+    ir::Stmt s = ir::make_store(y, {j * 16 + lane}, ir::make_load(y, {j * 16 + lane}) + ir::make_load(x, {k * 16 + lane}));
+    s = ir::make_for(lane, 0, 16, ir::ForKind::Vectorized, s);
+    s = ir::make_for(k, 0, k_extent, ir::ForKind::Unrolled, s);
+    s = ir::make_for(j, 0, 8, ir::ForKind::Unrolled, s);
+    s = ir::make_for(r, 0, 4, ir::ForKind::Serial, s);
+    return update_row(search::extract_features(lower::LoweredFunc{"k", {x, y}, s}, avx512))
+        [column("unrolled_accumulators")];
+  };
+  CHECK(unrolled_block(8) == encoded(8));
+  CHECK(unrolled_block(16) == encoded(1));
 
   // A parallel loop's body is a function of its own: the reduction loop of
   // 4 (unrolled) inside it updates one register.
@@ -449,6 +470,9 @@ TEST_CASE("features: the loop LLVM's vectorizer takes where none is vectorized",
   // Along the rows' reduction loop, kept innermost: a sum fast-math splits
   // into vectors.
   CHECK(auto_vector({x, w, out}, gemv(64, ir::ForKind::Serial, false)) == encoded(64));
+  // Summed 48 at a time: fewer trips than LLVM's four vectors of partial
+  // sums hold, left scalar (2026-12-07: 8x the time of 64 at a time).
+  CHECK(auto_vector({x, w, out}, gemv(48, ir::ForKind::Serial, false)) == encoded(0));
   // The same with the row's inner 64 unrolled: one chain of adds.
   CHECK(auto_vector({x, w, out}, gemv(64, ir::ForKind::Unrolled, false)) == encoded(0));
   // Along the outputs, W's elements a row apart: gathers, left scalar.
