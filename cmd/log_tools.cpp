@@ -117,11 +117,17 @@ std::unique_ptr<log::LogLock> lock_output(const std::string& output) {
 // the analytic estimates and the times, and what trusting the model's first
 // pick (or five) would cost against the task's best; geometric means last.
 void rank(const LogToolOptions& o) {
+  // -o holds only the ranked tasks' programs: never one of the logs read.
+  for (const std::string& path : o.logs)
+    for (const std::string& file : log::log_files(path))
+      user_check(o.output.empty() || !std::filesystem::exists(o.output) ||
+                     !std::filesystem::equivalent(file, o.output),
+                 "log rank: -o ", o.output, " is one of the logs it reads (it would keep only the ranked tasks)");
+  const std::unique_ptr<log::LogLock> lock = o.output.empty() ? nullptr : lock_output(o.output);
   std::vector<log::Record> records = all_records(o.logs);
   if (o.retime) {
     records = tune::retime_records(records, o.min_programs, tune::Retime{.calls = o.calls});
     if (!o.output.empty()) {
-      const std::unique_ptr<log::LogLock> lock = lock_output(o.output);
       log::write_log(o.output, records);
       std::printf("wrote the %zu programs timed again to %s\n", records.size(), o.output.c_str());
     }
@@ -189,7 +195,8 @@ CLI::App* add_tool(CLI::App* log_cmd, const std::string& name, const std::string
 }  // namespace
 
 void register_log(CLI::App& app) {
-  CLI::App* log_cmd = app.add_subcommand("log", "Inspect tuning logs, keep their best records, merge them, rank their programs by the analytic model");
+  CLI::App* log_cmd = app.add_subcommand(
+      "log", "Inspect tuning logs, keep their best records, merge them, rank their programs by the analytic model");
   log_cmd->require_subcommand(1);
   add_tool(log_cmd, "show", "A table per target: each task's trials, errors, best, GFLOP/s, first and last record",
            std::make_shared<LogToolOptions>(), show, false);

@@ -59,6 +59,8 @@ expect 0 "times taken again here: 2 calls each" -- "$tunectl" log rank "$work/ra
   --retime --calls 2 -o "$work/rank-now.json"
 expect 0 "times as logged" -- "$tunectl" log rank "$work/rank-now.json" --min-programs 5
 expect 1 "--retime" -- "$tunectl" log rank "$cnn_log" -o "$work/rank-now.json"
+expect 2 "is one of the logs it reads" -- "$tunectl" log rank "$work/rank-head.json" --min-programs 5 --retime \
+  -o "$work/rank-head.json"
 
 # A truncated last line (a killed run) is skipped with a warning; the rest is kept.
 { cat "$cnn_log"; head -c 300 "$cnn_log"; } >"$work/truncated.json"
