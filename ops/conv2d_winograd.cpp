@@ -12,83 +12,107 @@ using ir::Expr;
 namespace {
 
 using Matrix = std::vector<std::vector<double>>;
+using Values = std::vector<Expr>;
 
-// B^T [alpha x alpha], A^T [m x alpha] and G [alpha x 3] of F(m x m, 3x3).
-struct WinogradMatrices {
-  Matrix bt, at, g;
-};
-
-// F(4x4, 3x3): Lavin and Gray's matrices with interpolation points 0, +-1,
-// +-2 (as in wincnn). F(2x2, 3x3): points 0, +-1.
-const WinogradMatrices& matrices(int64_t m) {
-  static const WinogradMatrices f4{{{4, 0, -5, 0, 1, 0},
-                                    {0, -4, -4, 1, 1, 0},
-                                    {0, 4, -4, -1, 1, 0},
-                                    {0, -2, -1, 2, 1, 0},
-                                    {0, 2, -1, -2, 1, 0},
-                                    {0, 4, 0, -5, 0, 1}},
-                                   {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}},
-                                   {{1.0 / 4, 0, 0},
-                                    {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                                    {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                                    {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                                    {1.0 / 24, -1.0 / 12, 1.0 / 6},
-                                    {0, 0, 1}}};
-  static const WinogradMatrices f2{{{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}},
-                                   {{1, 1, 1, 0}, {0, 1, -1, -1}},
-                                   {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}}};
+// G [alpha x 3] of F(m x m, 3x3), which transforms the weights once at load:
+// Lavin and Gray's F(4x4, 3x3) with interpolation points 0, +-1, +-2 (as in
+// wincnn); F(2x2, 3x3) with points 0, +-1.
+const Matrix& weight_matrix(int64_t m) {
+  static const Matrix f4{{1.0 / 4, 0, 0},
+                         {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                         {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                         {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                         {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                         {0, 0, 1}};
+  static const Matrix f2{{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
   user_check(winograd_tile_supported(m), "winograd: F(", m, "x", m, ", 3x3) is not supported (m is 2 or 4)");
   return m == 4 ? f4 : f2;
 }
 
-runtime::NDArray to_ndarray(const Matrix& table) {
-  const int64_t rows = static_cast<int64_t>(table.size()), cols = static_cast<int64_t>(table[0].size());
-  runtime::NDArray a(ir::DType::Float32, {rows, cols});
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j) a.set(i * cols + j, table[i][j]);
-  return a;
+// B^T d of one column d (alpha values) of an input tile, written out with
+// the sums its rows share, as oneDNN and NNPACK write it. F(4x4):
+//   B^T = [4 0 -5 0 1 0; 0 -4 -4 1 1 0; 0 4 -4 -1 1 0;
+//          0 -2 -1 2 1 0; 0 2 -1 -2 1 0; 0 4 0 -5 0 1]
+// in 14 operations instead of 36 multiply-adds; F(2x2):
+//   B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1].
+Values input_transform(const Values& d) {
+  const ir::DType t = d[0].dtype();
+  auto c = [&](double v) { return ir::make_const(t, v); };
+  if (d.size() == 4) return {d[0] - d[2], d[1] + d[2], d[2] - d[1], d[1] - d[3]};
+  const Expr d13 = d[1] - d[3], d42 = d[4] - d[2];
+  return {c(4) * d[0] - c(5) * d[2] + d[4],
+          d[3] + d[4] - c(4) * (d[1] + d[2]),
+          d[4] - d[3] + c(4) * (d[1] - d[2]),
+          d42 - c(2) * d13,
+          d42 + c(2) * d13,
+          c(4) * d[1] - c(5) * d[3] + d[5]};
+}
+
+// A^T x of one column x (alpha values) of a product tile: m values. F(4x4):
+//   A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1]
+// in 10 operations instead of 24; F(2x2): A^T = [1 1 1 0; 0 1 -1 -1].
+Values output_transform(const Values& x) {
+  const ir::DType t = x[0].dtype();
+  auto c = [&](double v) { return ir::make_const(t, v); };
+  if (x.size() == 4) return {x[0] + x[1] + x[2], x[1] - x[2] - x[3]};
+  const Expr a = x[1] + x[2], b = x[1] - x[2], s = x[3] + x[4], d = x[3] - x[4];
+  return {x[0] + a + s, b + c(2) * d, a + c(4) * s, b + c(8) * d + x[5]};
+}
+
+// values[row]: a chain of selects on row, so that where the schedule
+// unrolls row's loop the code generator emits only the value that copy
+// picks, and the copies share their loads and common sums.
+Expr pick(const Expr& row, const Values& values) {
+  Expr out = values.back();
+  for (size_t k = values.size() - 1; k-- > 0;)
+    out = ir::make_select(ir::make_binary(ir::ExprKind::EQ, row, ir::make_int(static_cast<int64_t>(k), row.dtype())),
+                          values[k], out);
+  return out;
+}
+
+// f(column) picked by row, for column k the values of `at(k)`.
+template <class ColumnValue>
+Expr transformed(const Expr& row, int64_t alpha, Values (*f)(const Values&), ColumnValue at) {
+  Values column;
+  for (int64_t k = 0; k < alpha; ++k) column.push_back(at(k));
+  return pick(row, f(column));
 }
 
 }  // namespace
 
-te::Tensor conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& u, const te::Tensor& bt, const te::Tensor& at,
-                                 int64_t pad, const std::string& name) {
+te::Tensor conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& u, int64_t pad, const std::string& name) {
   user_check(data->shape().size() == 5 && u->shape().size() == 6, name,
              ": blocked data [N, C/b, H, W, b] and transformed weight [alpha, alpha, K/b, C/b, b, b] expected");
-  user_check(at->shape().size() == 2 && winograd_tile_supported(at->shape()[0]), name,
-             ": A^T must be [m, m + 2] with m 2 or 4");
-  const int64_t m = at->shape()[0], alpha = winograd_alpha(m);
-  user_check(bt->shape() == std::vector<int64_t>{alpha, alpha} && at->shape()[1] == alpha, name, ": B^T must be [",
-             alpha, ", ", alpha, "] and A^T [", m, ", ", alpha, "]");
   const auto& ds = data->shape();
   const auto& us = u->shape();
+  const int64_t alpha = us[0], m = alpha - 2;
+  user_check(winograd_tile_supported(m) && us[1] == alpha, name, ": transformed weight [alpha, alpha, ...] with alpha ",
+             winograd_alpha(2), " or ", winograd_alpha(4), " expected");
   const int64_t n = ds[0], c_blocks = ds[1], h = ds[2], w = ds[3], bi = ds[4];
   const int64_t k_blocks = us[2], bo = us[5];
-  user_check(us[0] == alpha && us[1] == alpha && us[3] == c_blocks && us[4] == bi, name,
-             ": transformed weight does not match the data's channel blocks");
+  user_check(us[3] == c_blocks && us[4] == bi, name, ": transformed weight does not match the data's channel blocks");
   user_check(pad >= 0 && h + 2 * pad >= 3 && w + 2 * pad >= 3, name, ": image smaller than the kernel");
   const int64_t oh = h + 2 * pad - 2, ow = w + 2 * pad - 2;
   const int64_t th = (oh + m - 1) / m, tw = (ow + m - 1) / m, tiles = n * th * tw;
   // Zero-padded so that every tile's alpha x alpha inputs exist.
   const te::Tensor in = ops::pad(data, {0, 0, pad, pad, 0},
                                  {0, 0, th * m + 2 - h - pad, tw * m + 2 - w - pad, 0}, 0.0, name + "_pad");
-  ir::IterVar r1 = te::reduce_axis(alpha, "r1");
-  // T[e][r2] = sum over r1 of B^T[e][r1] d[r1][r2], per tile and channel.
+  // T[e][r] = (B^T d)[e] of column r of the tile, per tile and channel.
   const te::Tensor t = te::compute(
       name + "_input_rows", {alpha, alpha, tiles, c_blocks, bi},
       [&](const std::vector<ir::Var>& i) {
         Expr p = i[2];
         Expr img = p / (th * tw), ty = (p / tw) % th, tx = p % tw;
-        return te::sum(te::read(bt, {i[0], r1.var}) * te::read(in, {img, i[3], ty * m + r1.var, tx * m + i[1], i[4]}),
-                       {r1});
+        return transformed(i[0], alpha, input_transform,
+                           [&](int64_t k) { return te::read(in, {img, i[3], ty * m + k, tx * m + i[1], i[4]}); });
       },
       "winograd", data->dtype());
-  ir::IterVar r2 = te::reduce_axis(alpha, "r2");
-  // V[e][u] = sum over r2 of T[e][r2] B^T[u][r2]: [alpha, alpha, tiles, C/b, b].
+  // V[e][u] = (T[e] B)[u]: [alpha, alpha, tiles, C/b, b].
   const te::Tensor v = te::compute(
       name + "_input_transform", {alpha, alpha, tiles, c_blocks, bi},
       [&](const std::vector<ir::Var>& i) {
-        return te::sum(te::read(t, {i[0], r2.var, i[2], i[3], i[4]}) * te::read(bt, {i[1], r2.var}), {r2});
+        return transformed(i[1], alpha, input_transform,
+                           [&](int64_t k) { return te::read(t, {i[0], k, i[2], i[3], i[4]}); });
       },
       "winograd", data->dtype());
   ir::IterVar rco = te::reduce_axis(c_blocks, "rco");
@@ -102,21 +126,21 @@ te::Tensor conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& u, co
                        {rco, rci});
       },
       "conv2d", data->dtype());
-  ir::IterVar e = te::reduce_axis(alpha, "e");
-  // O[i][u] = sum over e of A^T[i][e] M[e][u]: [m, alpha, tiles, K/b, b].
+  // O[i][u] = (A^T M)[i] of column u: [m, alpha, tiles, K/b, b].
   const te::Tensor o = te::compute(
       name + "_output_rows", {m, alpha, tiles, k_blocks, bo},
       [&](const std::vector<ir::Var>& i) {
-        return te::sum(te::read(at, {i[0], e.var}) * te::read(products, {e.var, i[1], i[2], i[3], i[4]}), {e});
+        return transformed(i[0], alpha, output_transform,
+                           [&](int64_t k) { return te::read(products, {k, i[1], i[2], i[3], i[4]}); });
       },
       "winograd", data->dtype());
-  ir::IterVar f = te::reduce_axis(alpha, "f");
-  // Y[i][j] = sum over f of O[i][f] A^T[j][f]: [m, m, tiles, K/b, b], whole
-  // tiles, shaped like the input transform so that one sketch rule fits both.
+  // Y[i][j] = (O[i] A)[j]: [m, m, tiles, K/b, b], whole tiles, shaped like
+  // the input transform so that one sketch rule fits both.
   const te::Tensor y = te::compute(
       name + "_output_transform", {m, m, tiles, k_blocks, bo},
       [&](const std::vector<ir::Var>& i) {
-        return te::sum(te::read(o, {i[0], f.var, i[2], i[3], i[4]}) * te::read(at, {i[1], f.var}), {f});
+        return transformed(i[1], alpha, output_transform,
+                           [&](int64_t k) { return te::read(o, {i[0], k, i[2], i[3], i[4]}); });
       },
       "winograd", data->dtype());
   // The image: output (m ty + i, m tx + j) of tile (ty, tx).
@@ -132,7 +156,7 @@ te::Tensor conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& u, co
 bool winograd_tile_supported(int64_t m) { return m == 2 || m == 4; }
 
 runtime::NDArray winograd_weights(const runtime::NDArray& weight, int64_t m) {
-  const Matrix& g_mat = matrices(m).g;
+  const Matrix& g_mat = weight_matrix(m);
   const int64_t alpha = winograd_alpha(m);
   const auto& s = weight.shape();
   user_check(s.size() == 6 && s[2] == 3 && s[3] == 3 && weight.dtype() == ir::DType::Float32,
@@ -156,8 +180,5 @@ runtime::NDArray winograd_weights(const runtime::NDArray& weight, int64_t m) {
   }
   return u;
 }
-
-runtime::NDArray winograd_input_matrix(int64_t m) { return to_ndarray(matrices(m).bt); }
-runtime::NDArray winograd_output_matrix(int64_t m) { return to_ndarray(matrices(m).at); }
 
 }  // namespace tunectl::ops

@@ -7,16 +7,17 @@
 // their size rather than 4x, and cuts a small image into more, fuller tiles
 // (a 14x14 image: 49 tiles of 2x2 against 16 of 4x4, a quarter of them
 // padding); which is faster is measured per convolution (cmd/model_layout.h).
-// Five reductions: the input transform B^T d B in two passes (rows, then
-// columns), the alpha^2 batched products over the input channels, and the
-// output transform A^T M A in two passes into whole m x m tiles, which a
-// last stage places in the image. Each transform's second pass reads its first and is
-// tagged "winograd", so that the CPU sketch computes the first pass per tile
-// inside the second (search/sketch.cpp). B^T and A^T are model constants
-// (inputs, read from a 36- and 24-entry table that stays in L1) rather than
-// expressions: as chains of selects on the indices they compiled 20x slower
-// and ran 3x slower (2026-11-28, README). The weights are transformed once, where a
-// model loads them (winograd_weights).
+// Five stages: the input transform B^T d B in two passes (rows, then
+// columns), the alpha^2 batched products over the input channels (the one
+// reduction), and the output transform A^T M A in two passes into whole
+// m x m tiles, which a last stage places in the image. Each pass is tagged
+// "winograd", so that the CPU sketch computes the first pass per tile inside
+// the second and unrolls both over the tile (search/sketch.cpp). B^T and A^T
+// are written out as constant formulas with their shared sums (a chain of
+// selects on the row that the unrolled copies fold): 14 operations per
+// column of the F(4x4) input transform where the dense 6x6 table took 36
+// multiply-adds and as many loads of its entries. The weights are
+// transformed once, where a model loads them (winograd_weights).
 //
 // Rounding: F(4x4)'s transforms multiply by up to 8 and cancel, so the result
 // differs from the direct convolution's by more than reassociation does
@@ -37,20 +38,14 @@ bool winograd_tile_supported(int64_t m);
 inline constexpr int64_t winograd_alpha(int64_t m) { return m + 2; }
 
 // data [N, C/bi, H, W, bi] (zero-padded by `pad` on every side), transformed
-// weight [alpha, alpha, K/bo, C/bi, bi, bo], bt [alpha, alpha] (B^T), at
-// [m, alpha] (A^T; its shape says m) -> [N, K/bo, H + 2 pad - 2,
-// W + 2 pad - 2, bo]. Images whose output is not a multiple of m are padded
-// to whole tiles; the extra outputs are not kept.
-te::Tensor conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& transformed_weight, const te::Tensor& bt,
-                                 const te::Tensor& at, int64_t pad, const std::string& name = "conv2d_winograd");
+// weight [alpha, alpha, K/bo, C/bi, bi, bo] (its alpha says m) ->
+// [N, K/bo, H + 2 pad - 2, W + 2 pad - 2, bo]. Images whose output is not a
+// multiple of m are padded to whole tiles; the extra outputs are not kept.
+te::Tensor conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& transformed_weight, int64_t pad,
+                                 const std::string& name = "conv2d_winograd");
 
 // U = G g G^T of a blocked 3x3 weight [K/bo, C/bi, 3, 3, bi, bo] (fp32):
 // [alpha, alpha, K/bo, C/bi, bi, bo].
 runtime::NDArray winograd_weights(const runtime::NDArray& weight, int64_t m);
-
-// The values of conv2d_winograd_nchwc's bt [alpha, alpha] and at [m, alpha]
-// inputs.
-runtime::NDArray winograd_input_matrix(int64_t m);
-runtime::NDArray winograd_output_matrix(int64_t m);
 
 }  // namespace tunectl::ops

@@ -200,9 +200,7 @@ te::Tensor build_conv2d_winograd_nchwc(Params& p) {
   const int64_t alpha = winograd_alpha(m);
   te::Tensor data = input("data", {n, c / bi, h, w, bi});
   te::Tensor u = weight("transformed_weight", {alpha, alpha, k / bo, c / bi, bi, bo});
-  te::Tensor bt = weight("winograd_bt", {alpha, alpha});
-  te::Tensor at = weight("winograd_at", {m, alpha});
-  te::Tensor out = conv2d_winograd_nchwc(data, u, bt, at, pad);
+  te::Tensor out = conv2d_winograd_nchwc(data, u, pad);
   if (bias) out = bias_add_nchwc(out, weight("bias", {k / bo, bo}));
   if (relu_after) out = relu(out);
   return out;

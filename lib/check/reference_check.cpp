@@ -1,5 +1,6 @@
 #include "check/reference_check.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -33,6 +34,13 @@ bool has_nan(const runtime::NDArray& a) {
     if (std::isnan(a.get(i))) return true;
   }
   return false;
+}
+
+double largest_finite_magnitude(const runtime::NDArray& a) {
+  double largest = 0;
+  for (int64_t i = 0; i < a.num_elements(); ++i)
+    if (std::isfinite(a.get(i))) largest = std::max(largest, std::abs(a.get(i)));
+  return largest;
 }
 
 // Flat indices of the elements of `shape` with some index 0 or last (up to
@@ -86,7 +94,8 @@ CheckResult compare_outputs(const te::ComputeDAG& dag, const std::vector<runtime
   for (size_t i = 0; i < outputs.size(); ++i) {
     const std::string& name = dag.outputs()[i]->name;
     if (has_nan(expected[i])) return {false, "reference output " + name + " has NaN on these inputs"};
-    runtime::CompareResult cmp = runtime::all_close(outputs[i], expected[i], tolerance.rtol, tolerance.atol);
+    const double atol = tolerance.atol + tolerance.scale_rtol * largest_finite_magnitude(expected[i]);
+    runtime::CompareResult cmp = runtime::all_close(outputs[i], expected[i], tolerance.rtol, atol);
     if (!cmp.ok) return {false, "output " + name + ": " + cmp.message};
   }
   return {};

@@ -184,8 +184,8 @@ std::vector<te::Tensor> convert_conv(const NodeContext& c) {
 }
 
 // ConvWinogradNCHWc (graph::block_channels): inputs X [N, C/b, H, W, b],
-// the transformed weight [alpha, alpha, K/b, C/b, b, b], the bias [K/b, b] or none,
-// B^T and A^T; Conv's attributes (stride 1, equal pads: the pass checked).
+// the transformed weight [alpha, alpha, K/b, C/b, b, b] and the bias [K/b, b]
+// or none; Conv's attributes (stride 1, equal pads: the pass checked).
 std::vector<te::Tensor> convert_conv_winograd(const NodeContext& c) {
   const te::Tensor& x = c.in(0);
   check_2d(c, x);
@@ -194,7 +194,7 @@ std::vector<te::Tensor> convert_conv_winograd(const NodeContext& c) {
           "Winograd needs equal pads on every side");
   te::Tensor b = c.opt(2);
   const std::string conv_name = b ? c.out_name() + "_conv" : c.out_name();
-  te::Tensor out = ops::conv2d_winograd_nchwc(x, c.in(1), c.in(3), c.in(4), pads[0], conv_name);
+  te::Tensor out = ops::conv2d_winograd_nchwc(x, c.in(1), pads[0], conv_name);
   if (b) out = ops::bias_add_nchwc(out, b, c.out_name());
   return {out};
 }

@@ -265,18 +265,10 @@ class ChannelBlocker {
     }
     if (const int64_t m = winograd_ && winograd_eligible(n, w) ? winograd_(n) : 0; m != 0) {
       user_check(ops::winograd_tile_supported(m), "block_channels: no Winograd F(", m, "x", m, ", 3x3) for ", n.name);
-      // Inputs X, U, bias (or none), B^T, A^T; the attributes stay Conv's.
+      // Inputs X, U and the bias (or none); the attributes stay Conv's.
       b.op_type = "ConvWinogradNCHWc";
       const std::string f = m == 4 ? "winograd" : "winograd" + std::to_string(m);  // F(4x4)'s names as before
       b.inputs[1] = add_constant(n.inputs[1] + "." + f, ops::winograd_weights(packed, m), bo);
-      b.inputs.resize(3);
-      auto [it, first] = winograd_matrices_.try_emplace(m);
-      if (first) {
-        it->second = {add_constant(f + "_bt", ops::winograd_input_matrix(m), 0),
-                      add_constant(f + "_at", ops::winograd_output_matrix(m), 0)};
-      }
-      b.inputs.push_back(it->second.first);
-      b.inputs.push_back(it->second.second);
       return;
     }
     b.inputs[1] = add_constant(n.inputs[1], std::move(packed), bo);
@@ -333,7 +325,6 @@ class ChannelBlocker {
   Graph g_;
   int64_t block_;                                                      // the vector width
   WinogradChoice winograd_;                                            // which eligible 3x3 convolutions by Winograd
-  std::map<int64_t, std::pair<std::string, std::string>> winograd_matrices_;  // m -> B^T, A^T constants, once made
   std::map<std::string, Blocked> blocked_;                             // NCHW value -> its blocked twin
   std::map<std::pair<std::string, int64_t>, std::string> to_blocks_;  // (value, block) -> transformed
 };

@@ -141,6 +141,34 @@ void count_ops(const ir::Expr& e, OpCounts& c) {
   });
 }
 
+// Whether only variables of vars and constants decide e.
+bool decided_by(const ir::Expr& e, const ir::VarSet& vars) {
+  bool decided = true;
+  ir::post_order_visit(e, [&](const ir::Expr& x) {
+    if (x.kind() == ir::ExprKind::Load || (x.as<ir::VarNode>() && vars.count(ir::Var(x)) == 0)) decided = false;
+  });
+  return decided;
+}
+
+// e with every Select that the loops the compiled code does not keep decide
+// (a Winograd transform's chain of formulas over its unrolled row) replaced
+// by its costlier arm: each unrolled copy computes one arm, not all of them.
+ir::Expr costlier_arms(const ir::Expr& e, const ir::VarSet& unrolled) {
+  struct Folder : ir::IRMutator {
+    const ir::VarSet& unrolled;
+    explicit Folder(const ir::VarSet& u) : unrolled(u) {}
+    ir::Expr mutate_Select(const ir::Expr& e, const ir::SelectNode* op) override {
+      if (!decided_by(op->cond, unrolled)) return IRMutator::mutate_Select(e, op);
+      const ir::Expr t = mutate(op->true_value), f = mutate(op->false_value);
+      OpCounts ct, cf;
+      count_ops(t, ct);
+      count_ops(f, cf);
+      return ct.flops() >= cf.flops() ? t : f;
+    }
+  };
+  return Folder(unrolled).mutate(e);
+}
+
 // Integer ops of e that move with one of vars and that the compiler can
 // neither hoist out of their loops nor strength-reduce into pointer steps:
 // comparisons and logic (a padding select's bounds), min and max, and
@@ -495,7 +523,7 @@ class FeatureExtractor {
     double trips = exec_product();
     mark_unrolled(loops_, vector_lanes_);
     OpCounts ops;
-    count_ops(st->value, ops);
+    count_ops(costlier_arms(st->value, unrolled_vars()), ops);
     count_ops(st->indices[0], ops);
 
     // Accesses of the statement: the store and every load in its value.
@@ -642,6 +670,14 @@ class FeatureExtractor {
     double runs = 1;  // runs of loops[level..]
     for (size_t i = 0; i < level; ++i) runs *= static_cast<double>(loops_[i].effective);
     for (size_t b = 0; b < buffers.size(); ++b) buffers[b][column] = runs * per_buffer[b][level].bytes;
+  }
+
+  // The variables of the loops the compiled code does not keep.
+  ir::VarSet unrolled_vars() const {
+    ir::VarSet vars;
+    for (const LoopInfo& l : loops_)
+      if (l.unrolled) vars.insert(l.var);
+    return vars;
   }
 
   // The variables of the innermost loops: the vectorized one, if any, and

@@ -151,40 +151,43 @@ void add_vector_rfactor(State& s, int i) {
 }
 
 // The first pass of a separable Winograd transform that stage i completes
-// (ops/conv2d_winograd.h): both passes reductions tagged "winograd" over
-// [alpha, alpha, tiles, blocks, lanes] with one reduce axis, the first read
-// only by i. -1 for any other stage.
+// (both passes is_winograd_pass), the first read only by i. -1 for any
+// other stage.
 int winograd_first_pass(const State& s, int i) {
-  auto is_pass = [](const te::Tensor& op) {
-    return op->tag == "winograd" && op->reduce() != nullptr && op->axes.size() == 5 && op->reduce()->axes.size() == 1;
-  };
-  if (!is_pass(s.stages[i].op)) return -1;
+  if (!is_winograd_pass(s.stages[i].op)) return -1;
   for (int p : stages_read_by(s, i))
-    if (is_pass(s.stages[p].op) && s.stages[p].attach.kind == schedule::AttachKind::Root &&
+    if (is_winograd_pass(s.stages[p].op) && s.stages[p].attach.kind == schedule::AttachKind::Root &&
         schedule::effective_readers(s, p) == std::vector<int>{i})
       return p;
   return -1;
 }
 
 // Both passes of a Winograd transform per tile and channel block: the
-// second's loops become (tiles.outer, blocks, tiles.inner, alpha, alpha,
-// reduce, lanes), and the first is computed at tiles.inner, its alpha x
-// alpha vectors of each tile in L1 and used at once. Multi-level tiling
-// would treat the transform's small constant matrix as a GEMM operand and
-// send each pass's whole result through memory.
+// second's loops become (tiles.outer, blocks, tiles.inner, rows, columns,
+// lanes), and the first is computed at tiles.inner, its loops (columns,
+// rows, lanes): the alpha x alpha vectors of each tile stay in L1 and are
+// used at once. Rows and columns are unrolled in both, so that each copy's
+// chain of selects over the transform's formulas folds to one formula, and
+// the copies of one column (first pass) or row (second) share their loads
+// and common sums. Inlined, the first pass would be recomputed for every
+// output of the second; multi-level tiling would send each pass's whole
+// result through memory.
 void fuse_transform_passes(State& s, int i, int p) {
-  s.apply(schedule::SplitStep{i, 2, s.stages[i].leaf(2).extent, {1}, true});  // a b t.o t.i blocks lanes r
-  s.apply(schedule::ReorderStep{i, {2, 4, 3, 0, 1, 6, 5}});
-  s.apply(schedule::ReorderStep{p, {2, 3, 0, 1, 5, 4}});  // tiles blocks a b r lanes
+  s.apply(schedule::SplitStep{i, 2, s.stages[i].leaf(2).extent, {1}, true});  // a b t.o t.i blocks lanes
+  s.apply(schedule::ReorderStep{i, {2, 4, 3, 0, 1, 5}});
+  s.apply(schedule::ReorderStep{p, {2, 3, 1, 0, 4}});  // tiles blocks b a lanes
+  for (int leaf : {3, 4}) s.apply(schedule::AnnotationStep{i, leaf, "unroll"});
+  for (int leaf : {2, 3}) s.apply(schedule::AnnotationStep{p, leaf, "unroll"});
   s.apply(schedule::ComputeAtStep{p, i, 2});
 }
 
 // A padding of its input (a Select of a load and a constant) that a tiled
-// reduction reads directly, as a convolution reads its padded image. Inlined,
-// every load of the reduction's inner loop carries the bounds check (four
-// compares and a branch per element of a 7x7 stem on AVX2: 0.40x of oneDNN);
-// computed into a buffer of its own first, it leaves the inner loop plain
-// loads and FMAs for the price of one copy of the image.
+// reduction reads directly, as a convolution reads its padded image, or a
+// Winograd input transform its tiles. Inlined, every load of the reduction's
+// inner loop carries the bounds check (four compares and a branch per
+// element of a 7x7 stem on AVX2: 0.40x of oneDNN); computed into a buffer of
+// its own first, it leaves the inner loop plain loads and FMAs for the price
+// of one copy of the image.
 bool padding_of_tiled_input(const State& s, int i) {
   const te::Tensor& op = s.stages[i].op;
   if (op->reduce() != nullptr || op->body.kind() != ir::ExprKind::Select) return false;
@@ -192,7 +195,7 @@ bool padding_of_tiled_input(const State& s, int i) {
   if (pad_value != ir::ExprKind::FloatImm && pad_value != ir::ExprKind::IntImm) return false;
   const std::vector<int> readers = schedule::effective_readers(s, i);
   return !readers.empty() && std::all_of(readers.begin(), readers.end(), [&](int r) {
-    return schedule::reads_directly(s, r, i) && has_data_reuse(s.stages[r].op);
+    return schedule::reads_directly(s, r, i) && (has_data_reuse(s.stages[r].op) || is_winograd_pass(s.stages[r].op));
   });
 }
 
@@ -222,6 +225,10 @@ int64_t product(const std::vector<int64_t>& v, size_t begin, size_t end) {
   return p;
 }
 
+bool is_winograd_pass(const te::Tensor& op) {
+  return op->tag == "winograd" && op->reduce() == nullptr && op->axes.size() == 5;
+}
+
 int64_t reduce_extent(const te::Tensor& op) {
   const ir::ReduceNode* r = op->reduce();
   if (r == nullptr) return 0;
@@ -239,13 +246,13 @@ std::vector<State> expand_cpu(const State& s, int i, const SearchParams& params)
   auto branch = [&](const std::function<void(State&)>& rule) {
     if (std::optional<State> next = schedule::try_edit(s, rule)) out.push_back(std::move(*next));
   };
-  if (st.op->reduce() == nullptr) {
+  if (int p = winograd_first_pass(s, i); p >= 0) {
+    branch([&](State& n) { fuse_transform_passes(n, i, p); });
+  } else if (st.op->reduce() == nullptr) {
     // Always-inline (apply rejects outputs and stages with attached loops),
     // but for a padding, which may also stay a stage of its own.
     branch([&](State& n) { n.apply(schedule::ComputeInlineStep{i}); });
     if (padding_of_tiled_input(s, i)) out.push_back(s);
-  } else if (int p = winograd_first_pass(s, i); p >= 0) {
-    branch([&](State& n) { fuse_transform_passes(n, i, p); });
   } else if (has_data_reuse(st.op)) {
     branch([&](State& n) { tile(n, i); });
     int c = fusible_consumer(s, i);

@@ -87,3 +87,25 @@ TEST_CASE("reference outputs: a big workload is sampled on its borders and at ra
   out[0].set(at.back(), out[0].get(at.back()) + 1);
   CHECK_FALSE(check::compare_outputs(dag, out, r).ok);
 }
+
+TEST_CASE("compare_outputs: an element that cancels to near zero may keep the rounding of the output's scale",
+          "[unit]") {
+  te::ComputeDAG dag = matmul_dag(1, 3, 2);
+  runtime::NDArray expected(ir::DType::Float32, {1, 3});
+  expected.set(0, 1000.0);  // the output's scale
+  expected.set(1, 0.01);    // cancelled: rounding of terms of ~1000
+  expected.set(2, -3.0);
+  const std::vector<runtime::NDArray> want{expected};
+  runtime::NDArray actual = copy_of(expected);
+  actual.set(1, 0.01 + 0.015);  // 1.5e-5 of the largest: within 2e-5 of it
+  CHECK(check::compare_outputs(dag, {actual}, want, {}).ok);
+  actual.set(1, 0.01 + 0.03);  // 3e-5 of it: past
+  CHECK_FALSE(check::compare_outputs(dag, {actual}, want, {}).ok);
+  // Without the scale term the per-element tolerance alone decides.
+  actual.set(1, 0.01 + 0.015);
+  CHECK_FALSE(check::compare_outputs(dag, {actual}, want, {1e-3, 1e-4, 0.0}).ok);
+  // A wrong element of the same size as the others is far past either term.
+  actual = copy_of(expected);
+  actual.set(2, -2.5);
+  CHECK_FALSE(check::compare_outputs(dag, {actual}, want, {}).ok);
+}

@@ -396,7 +396,8 @@ TEST_CASE("annotation splits a channel-blocked image by rows across the threads"
   CHECK(split_by_rows == rows_outer_loops);
 }
 
-TEST_CASE("Winograd transforms: each first pass computed per tile inside its second, only the products tiled",
+TEST_CASE("Winograd transforms: each first pass computed per tile inside its second, both unrolled over the tile, "
+          "only the products tiled",
           "[sketch][unit]") {
   // F(4x4, 3x3) and (the last config) F(2x2, 3x3).
   for (const auto& config : {ops::test_configs("conv2d_winograd_nchwc").front(),
@@ -411,11 +412,13 @@ TEST_CASE("Winograd transforms: each first pass computed per tile inside its sec
         if (st.op->tag != "winograd" || st.attach.kind != schedule::AttachKind::Iter) continue;
         const schedule::Stage& second = s.stages[st.attach.target_stage];
         CHECK(second.op->tag == "winograd");
-        // Attached at tiles.inner, the third loop of (tiles.outer, blocks, tiles.inner, a, b, r, lanes).
+        // Attached at tiles.inner, the third loop of (tiles.outer, blocks, tiles.inner, rows, columns, lanes).
         CHECK(second.leaf_position(st.attach.target_iter) == 2);
-        CHECK(second.leaves.size() == 7);
-        // The first pass's lanes innermost, after its reduce loop.
-        CHECK(st.leaf(static_cast<int>(st.leaves.size()) - 1).kind == ir::IterKind::Spatial);
+        REQUIRE(second.leaves.size() == 6);
+        REQUIRE(st.leaves.size() == 5);  // (tiles, blocks, columns, rows, lanes)
+        // Rows and columns unrolled in both passes, so that the selects over the formulas fold.
+        for (int leaf : {3, 4}) CHECK(second.leaf(leaf).annotation == schedule::IterAnnotation::Unroll);
+        for (int leaf : {2, 3}) CHECK(st.leaf(leaf).annotation == schedule::IterAnnotation::Unroll);
         ++fused_passes;
       }
       CHECK(fused_passes == 2);

@@ -467,6 +467,9 @@ llvm::Value* Emitter::emit_call(const ir::CallNode* op) {
 
 llvm::Value* Emitter::emit_select(const ir::SelectNode* op) {
   llvm::Value* cond = emit(op->cond);
+  // Decided where the copy of an unrolled loop fixed its variable (a
+  // Winograd transform's row): only the arm it picks.
+  if (auto* known = llvm::dyn_cast<llvm::ConstantInt>(cond)) return emit(known->isOne() ? op->true_value : op->false_value);
   bool lazy = has_load(op->true_value) || has_load(op->false_value);
   if (cond->getType()->isVectorTy()) {
     if (!lazy) return b_.CreateSelect(cond, splat(emit(op->true_value)), splat(emit(op->false_value)));
