@@ -342,12 +342,7 @@ std::vector<State> expand_gpu(const State& s, int i, const SearchParams& params)
     if (std::optional<State> next = schedule::try_edit(s, rule)) out.push_back(std::move(*next));
   };
   const bool output = schedule::is_output_stage(s, i);
-  if (is_winograd_pass(st.op) && !output) {
-    // A kernel stage of its own, one thread per value: inlined, the passes
-    // would be recomputed for every product that reads them. (CUDA models
-    // keep the ONNX layout, so only ops/'s Winograd op comes here.)
-    branch([&](State& n) { bind_threads(n, i); });
-  } else if (st.op->reduce() == nullptr && !output) {
+  if (st.op->reduce() == nullptr && !output) {
     branch([&](State& n) { n.apply(schedule::ComputeInlineStep{i}); });
   } else if (has_data_reuse(st.op)) {
     const int c = fusible_consumer(s, i);

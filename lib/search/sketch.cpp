@@ -150,8 +150,15 @@ void add_vector_rfactor(State& s, int i) {
   if (n_spatial > 0) s.apply(schedule::ComputeAtStep{i, i + 1, n_spatial - 1});
 }
 
+// A pass of a Winograd transform (ops/conv2d_winograd.h): an element-wise
+// stage tagged "winograd" over [rows, columns, tiles, blocks, lanes], a chain
+// of selects over its formulas that only unrolling makes cheap.
+bool is_winograd_pass(const te::Tensor& op) {
+  return op->tag == "winograd" && op->reduce() == nullptr && op->axes.size() == 5;
+}
+
 // The first pass of a separable Winograd transform that stage i completes
-// (both passes is_winograd_pass), the first read only by i. -1 for any
+// (both passes Winograd passes), the first read only by i. -1 for any
 // other stage.
 int winograd_first_pass(const State& s, int i) {
   if (!is_winograd_pass(s.stages[i].op)) return -1;
@@ -223,10 +230,6 @@ int64_t product(const std::vector<int64_t>& v, size_t begin, size_t end) {
   int64_t p = 1;
   for (size_t k = begin; k < end; ++k) p *= v[k];
   return p;
-}
-
-bool is_winograd_pass(const te::Tensor& op) {
-  return op->tag == "winograd" && op->reduce() == nullptr && op->axes.size() == 5;
 }
 
 int64_t reduce_extent(const te::Tensor& op) {

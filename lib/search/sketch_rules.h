@@ -50,10 +50,6 @@ std::optional<schedule::State> draw_gpu_annotation(const schedule::State& sketch
 // without one of the output axes, so each value read is reused across that
 // axis (matmul, conv); pooling and row sums read every point once.
 bool has_data_reuse(const te::Tensor& op);
-// A pass of a Winograd transform (ops/conv2d_winograd.h): an element-wise
-// stage tagged "winograd" over [rows, columns, tiles, blocks, lanes], a chain
-// of selects over its formulas that only unrolling makes cheap.
-bool is_winograd_pass(const te::Tensor& op);
 // The product of v[begin, end).
 int64_t product(const std::vector<int64_t>& v, size_t begin, size_t end);
 // Iterations of op's reduction per output; 0 for no reduction.
