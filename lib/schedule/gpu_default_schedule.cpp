@@ -43,11 +43,8 @@ State gpu_default_schedule(std::shared_ptr<const te::ComputeDAG> dag) {
     }
     // Inlined, else computed per thread at the thread loop, else (a stage
     // that other attached stages read too) left at the root, where every
-    // thread computes it whole into a buffer of its own. A Winograd
-    // transform's pass is not inlined: its readers read each of its values
-    // several times (ops/conv2d_winograd.h), and the batched products once
-    // per output channel.
-    if (s.stages[i].op->tag == "winograd" || s.try_apply(ComputeInlineStep{i})) s.try_apply(ComputeAtStep{i, last, 1});
+    // thread computes it whole into a buffer of its own.
+    if (s.try_apply(ComputeInlineStep{i})) s.try_apply(ComputeAtStep{i, last, 1});
   }
   return s;
 }

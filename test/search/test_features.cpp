@@ -329,6 +329,35 @@ TEST_CASE("features: integer ops that stay in the innermost loop, and those that
         encoded(0));
 }
 
+TEST_CASE("features: a select the unrolled loop decides costs its costlier arm, one the kept loop decides all",
+          "[cpu]") {
+  // Out[e * 64 + j] = select(e == 0, A * B + C, select(e == 1, A - B, A))
+  // over e (3) and j (64): a Winograd pass's chain of formulas on its row.
+  // Unrolled, each copy of e keeps one arm: a multiply and an add per
+  // element. Parallel (a loop the code keeps), every element evaluates
+  // both selects and every arm.
+  ir::Buffer a("A", ir::DType::Float32, {64}), b("B", ir::DType::Float32, {64}), c("C", ir::DType::Float32, {64}),
+      out("Out", ir::DType::Float32, {3 * 64});
+  ir::Var e("e"), j("j");
+  auto pass = [&](ir::ForKind kind) {
+    const ir::Expr la = ir::make_load(a, {j}), lb = ir::make_load(b, {j});
+    const ir::Expr value = ir::make_select(
+        ir::make_binary(ir::ExprKind::EQ, e, ir::make_int(0)), la * lb + ir::make_load(c, {j}),
+        ir::make_select(ir::make_binary(ir::ExprKind::EQ, e, ir::make_int(1)), la - lb, la));
+    const ir::Stmt s = ir::make_for(
+        j, 0, 64, ir::ForKind::Parallel,
+        ir::make_for(e, 0, 3, kind, ir::make_store(out, {e * 64 + j}, value)));
+    return search::extract_features(lower::LoweredFunc{"k", {a, b, c, out}, s})[0];
+  };
+  const std::vector<float> unrolled = pass(ir::ForKind::Unrolled), kept = pass(ir::ForKind::Parallel);
+  CHECK(unrolled[column("float_mul")] == encoded(3 * 64));
+  CHECK(unrolled[column("float_add_sub")] == encoded(3 * 64));
+  CHECK(unrolled[column("float_select")] == encoded(0));
+  CHECK(kept[column("float_mul")] == encoded(3 * 64));
+  CHECK(kept[column("float_add_sub")] == encoded(2 * 3 * 64));
+  CHECK(kept[column("float_select")] == encoded(2 * 3 * 64));
+}
+
 namespace {
 
 // A 7x7 stem's inner nest on 16 lanes: Out[ch * 224 + x * 16 + lane] +=
