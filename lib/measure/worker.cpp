@@ -231,6 +231,7 @@ runtime::TimingOptions host_call_timing(const MeasureOptions& options) {
   timing.min_repeat_seconds = 0;  // one call per repeat
   timing.flush_cache = options.flush_cache;
   timing.evict_private_bytes = options.evict_private_bytes;
+  timing.evict_scratch = true;
   return timing;
 }
 

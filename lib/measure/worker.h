@@ -35,7 +35,8 @@ runtime::TimingOptions timing_options_for(const te::ComputeDAG& dag, std::vector
                                           const std::vector<runtime::NDArray>& packed, const MeasureOptions& options);
 
 // The host CPU's part of it before the flush is limited to the constants
-// (runtime::flushing_only): cpu_calls single calls.
+// (runtime::flushing_only): cpu_calls single calls, each after the kernel's
+// heap intermediates are evicted (TimingOptions::evict_scratch).
 runtime::TimingOptions host_call_timing(const MeasureOptions& options);
 
 // Runs in the forked worker until the parent closes the socket; never returns.

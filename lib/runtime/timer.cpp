@@ -11,6 +11,7 @@
 #endif
 
 #include "ir/error.h"
+#include "runtime/scratch_pool.h"
 #include "runtime/thread_pool.h"
 
 namespace tunectl::runtime {
@@ -144,6 +145,9 @@ std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& f
   if (fns.empty()) return {};
   const int repeats = per_fn.front().repeats;
   internal_check(repeats > 0, "timing needs at least one repeat");
+  // Only the blocks these functions use stay pooled, and get evicted.
+  if (std::any_of(per_fn.begin(), per_fn.end(), [](const TimingOptions& o) { return o.evict_scratch; }))
+    release_idle_scratch();
   std::vector<int> number;
   for (size_t f = 0; f < fns.size(); ++f) {
     double start = now_seconds();
@@ -160,6 +164,7 @@ std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& f
       } else if (options.flush_cache) {
         flush_cpu_cache();
       }
+      if (options.evict_scratch) flush_buffers(idle_scratch());
       if (options.evict_private_bytes > 0) evict_private_caches(options.evict_private_bytes);
       hand_over(options.handed_over);
       if (options.settle_seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(options.settle_seconds));

@@ -40,6 +40,14 @@ struct TimingOptions {
   // the L3 but not the L2 (tune/constant_footprint.h). Independent of
   // flush_cache.
   int64_t evict_private_bytes = 0;
+  // Before each repeat, evict the idle blocks of the scratch pool
+  // (scratch_pool.h): the heap intermediates a kernel gave back at the end
+  // of its last call and gets back at the next. Inside a model other
+  // kernels run between two calls of one and its intermediates come from
+  // DRAM: light ResNet-50's first 3x3 convolution by Winograd, computed
+  // stage by stage through megabytes of them, ran 1.5-1.9x its time alone
+  // inside the model while they stayed in the L3 between timed calls.
+  bool evict_scratch = false;
   // Before each repeat (after the flush and the eviction) every thread of
   // the pool rewrites its share of these buffers (hand_over), so that the
   // timed calls find them in the caches of the threads that wrote them, as

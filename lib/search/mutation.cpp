@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "ir/error.h"
+#include "search/sketch_rules.h"
 
 namespace tunectl::search {
 
@@ -246,7 +247,7 @@ std::optional<schedule::State> mutate(const schedule::State& state, std::mt19937
     if (!changed) continue;
     // An edit that does not fit the later steps is an invalid candidate: try again.
     std::optional<schedule::State> next = schedule::try_replay(state.dag, edited);
-    if (next && vector_loops_fit(*next, params)) return next;
+    if (next && vector_loops_fit(*next, params) && winograd_blocks_exact(*next)) return next;
   }
   return std::nullopt;
 }

@@ -8,6 +8,7 @@
 // buffer, since a packed copy (cache_read) shifts the stages after its input.
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <optional>
 
 #include "ir/error.h"
@@ -178,14 +179,86 @@ int winograd_first_pass(const State& s, int i) {
 // the copies of one column (first pass) or row (second) share their loads
 // and common sums. Inlined, the first pass would be recomputed for every
 // output of the second; multi-level tiling would send each pass's whole
-// result through memory.
-void fuse_transform_passes(State& s, int i, int p) {
-  s.apply(schedule::SplitStep{i, 2, s.stages[i].leaf(2).extent, {1}, true});  // a b t.o t.i blocks lanes
-  s.apply(schedule::ReorderStep{i, {2, 4, 3, 0, 1, 5}});
+// result through memory. Inside a row of tiles (fuse_winograd_blocks) the
+// tiles are not split: (tiles, blocks, rows, columns, lanes), the first
+// pass at blocks. A block holds few tiles, and a split that does not divide
+// them would take the producers' regions across rows (winograd_blocks_exact).
+void fuse_transform_passes(State& s, int i, int p, bool in_block = false) {
+  if (in_block) {
+    s.apply(schedule::ReorderStep{i, {2, 3, 0, 1, 4}});  // tiles blocks a b lanes
+  } else {
+    s.apply(schedule::SplitStep{i, 2, s.stages[i].leaf(2).extent, {1}, true});  // a b t.o t.i blocks lanes
+    s.apply(schedule::ReorderStep{i, {2, 4, 3, 0, 1, 5}});
+  }
+  const int tile = in_block ? 1 : 2;  // the loop of one tile and block
   s.apply(schedule::ReorderStep{p, {2, 3, 1, 0, 4}});  // tiles blocks b a lanes
-  for (int leaf : {3, 4}) s.apply(schedule::AnnotationStep{i, leaf, "unroll"});
+  for (int leaf : {tile + 1, tile + 2}) s.apply(schedule::AnnotationStep{i, leaf, "unroll"});
   for (int leaf : {2, 3}) s.apply(schedule::AnnotationStep{p, leaf, "unroll"});
-  s.apply(schedule::ComputeAtStep{p, i, 2});
+  s.apply(schedule::ComputeAtStep{p, i, tile});
+}
+
+// Loops of the stage a Winograd convolution's blocks are computed in
+// (fuse_winograd_blocks): (batch, tile rows, channel blocks, rows in the
+// tile, columns, lanes).
+constexpr int kTileRowLoop = 1;
+constexpr int kChannelBlockLoop = 2;
+
+// Whether root stage k, no Winograd pass itself, computes one at one of its
+// loops (fuse_winograd_blocks).
+bool is_winograd_block_holder(const State& s, int k) {
+  if (s.stages[k].attach.kind != schedule::AttachKind::Root || is_winograd_pass(s.stages[k].op)) return false;
+  return std::any_of(s.stages.begin(), s.stages.end(), [&](const schedule::Stage& st) {
+    return st.attach.kind == schedule::AttachKind::Iter && st.attach.target_stage == k && is_winograd_pass(st.op);
+  });
+}
+
+// The stage whose tile-row loop holds every reader of stage i, when that
+// stage computes a Winograd output transform at one of its loops (the
+// block-fused sketch, fuse_winograd_blocks); -1 otherwise.
+int winograd_block_stage(const State& s, int i) {
+  const std::vector<int> readers = schedule::effective_readers(s, i);
+  if (readers.empty()) return -1;
+  int holder = -1;
+  for (int r : readers) {
+    int k = r;
+    while (s.stages[k].attach.kind == schedule::AttachKind::Iter && !is_winograd_block_holder(s, k))
+      k = s.stages[k].attach.target_stage;
+    if (!is_winograd_block_holder(s, k) || (holder >= 0 && holder != k)) return -1;
+    holder = k;
+  }
+  return holder >= 0 && schedule::encloses_readers(s, i, holder, s.stages[holder].leaf(kTileRowLoop).id) ? holder : -1;
+}
+
+// Whether output transform i can be computed per tile row of its consumer
+// c: c is i's only reader, element-wise over an untouched channel-blocked
+// image (batch, blocks, rows, columns, lanes) at the root.
+bool blocks_fit(const State& s, int i, int c) {
+  const schedule::Stage& st = s.stages[c];
+  return c >= 0 && st.op->reduce() == nullptr && st.attach.kind == schedule::AttachKind::Root &&
+         st.relations.empty() && st.op->axes.size() == 5 && st.leaves.size() == 5 &&
+         st.op->shape()[4] == s.stages[i].op->shape()[4];
+}
+
+// A Winograd convolution computed one row of tiles at a time, as oneDNN and
+// NNPACK block theirs: the output transform's consumer c (the image, bias
+// and activation inlined) splits its rows by the tile size m and takes the
+// loops (batch, tile rows, channel blocks, rows in the tile, columns,
+// lanes); the output transform (its passes fused, fuse_transform_passes) is
+// computed at the channel-block loop, and the products, the input transform
+// and the padding at the tile-row loop as their stages come
+// (winograd_block_stage). A row's transformed input and products (tens to
+// a hundred and fifty KB) then stay in the L2 between the stages. As root
+// stages each sends its whole result (megabytes) through the L3 or, inside
+// a model whose weights stream past, DRAM: light ResNet-50's first 3x3
+// convolution ran 1.5-1.9x inside the model the time the tuner measured
+// with them left in the L3 (which now evicts them:
+// runtime::TimingOptions::evict_scratch).
+void fuse_winograd_blocks(State& s, int i, int p, int c) {
+  const int64_t m = s.stages[i].op->axes[0].extent;
+  s.apply(schedule::SplitStep{c, 2, s.stages[c].leaf(2).extent, {m}, true});  // n b y.o y.i x lanes
+  s.apply(schedule::ReorderStep{c, {0, 2, 1, 3, 4, 5}});
+  fuse_transform_passes(s, i, p, true);
+  s.apply(schedule::ComputeAtStep{i, c, kChannelBlockLoop});
 }
 
 // A padding of its input (a Select of a load and a constant) that a tiled
@@ -224,7 +297,68 @@ int stage_index(const State& s, const te::Tensor& op) {
   return -1;
 }
 
+// The product of the inner lengths of stage st's split of root axis 2 (the
+// tiles of a Winograd stage, the rows of its image), or 0 without one.
+int64_t inner_split_product(const schedule::Stage& st) {
+  for (const schedule::IterRelation& rel : st.relations) {
+    const auto* split = std::get_if<schedule::SplitRelation>(&rel);
+    if (split == nullptr || split->parent != 2) continue;
+    int64_t inner = 1;
+    for (size_t c = 1; c < split->children.size(); ++c) inner *= st.iters[split->children[c]].extent;
+    return inner;
+  }
+  return 0;
+}
+
+// Whether stage j is computed (transitively) inside a loop of stage k.
+bool computed_inside(const State& s, int j, int k) {
+  while (s.stages[j].attach.kind == schedule::AttachKind::Iter) {
+    j = s.stages[j].attach.target_stage;
+    if (j == k) return true;
+  }
+  return false;
+}
+
+WinogradTiles tiles_of(const State& s, int k) {
+  const std::vector<int64_t> image = s.stages[k].op->shape();  // (batch, blocks, rows, columns, lanes)
+  // The tile size: the output transform's first extent (the input
+  // transform's, also computed there, is m + 2).
+  int64_t m = std::numeric_limits<int64_t>::max();
+  for (const schedule::Stage& pass : s.stages)
+    if (pass.attach.kind == schedule::AttachKind::Iter && pass.attach.target_stage == k && is_winograd_pass(pass.op))
+      m = std::min(m, pass.op->axes[0].extent);
+  WinogradTiles t;
+  t.m = m;
+  t.rows = (image[2] + m - 1) / m;
+  t.columns = (image[3] + m - 1) / m;
+  t.all = image[0] * t.rows * t.columns;
+  return t;
+}
+
 }  // namespace
+
+std::optional<WinogradTiles> winograd_tiles(const State& s) {
+  for (int k = 0; k < static_cast<int>(s.stages.size()); ++k)
+    if (is_winograd_block_holder(s, k)) return tiles_of(s, k);
+  return std::nullopt;
+}
+
+bool winograd_blocks_exact(const State& s) {
+  for (int k = 0; k < static_cast<int>(s.stages.size()); ++k) {
+    if (!is_winograd_block_holder(s, k)) continue;
+    const WinogradTiles tiles = tiles_of(s, k);
+    const int64_t rows = inner_split_product(s.stages[k]);
+    if (rows == 0 || rows % tiles.m != 0 || tiles.rows % (rows / tiles.m) != 0) return false;
+    const int64_t block_tiles = rows / tiles.m * tiles.columns;
+    for (int j = 0; j < static_cast<int>(s.stages.size()); ++j) {
+      const te::Tensor& op = s.stages[j].op;
+      if (!computed_inside(s, j, k) || op->axes.size() < 3 || op->axes[2].extent != tiles.all) continue;
+      const int64_t split = inner_split_product(s.stages[j]);
+      if (split > 0 && block_tiles % split != 0) return false;
+    }
+  }
+  return true;
+}
 
 int64_t product(const std::vector<int64_t>& v, size_t begin, size_t end) {
   int64_t p = 1;
@@ -249,13 +383,37 @@ std::vector<State> expand_cpu(const State& s, int i, const SearchParams& params)
   auto branch = [&](const std::function<void(State&)>& rule) {
     if (std::optional<State> next = schedule::try_edit(s, rule)) out.push_back(std::move(*next));
   };
+  const int block = winograd_block_stage(s, i);
   if (int p = winograd_first_pass(s, i); p >= 0) {
-    branch([&](State& n) { fuse_transform_passes(n, i, p); });
+    if (block >= 0) {
+      branch([&](State& n) {
+        fuse_transform_passes(n, i, p, true);
+        n.apply(schedule::ComputeAtStep{i, block, kTileRowLoop});
+      });
+    } else {
+      branch([&](State& n) { fuse_transform_passes(n, i, p); });
+      const std::vector<int> readers = schedule::effective_readers(s, i);
+      if (readers.size() == 1 && blocks_fit(s, i, readers[0]))
+        branch([&](State& n) { fuse_winograd_blocks(n, i, p, readers[0]); });
+    }
   } else if (st.op->reduce() == nullptr) {
     // Always-inline (apply rejects outputs and stages with attached loops),
     // but for a padding, which may also stay a stage of its own.
     branch([&](State& n) { n.apply(schedule::ComputeInlineStep{i}); });
-    if (padding_of_tiled_input(s, i)) out.push_back(s);
+    if (padding_of_tiled_input(s, i)) {
+      if (block >= 0)
+        branch([&](State& n) { n.apply(schedule::ComputeAtStep{i, block, kTileRowLoop}); });
+      else
+        out.push_back(s);
+    }
+  } else if (block >= 0 && has_data_reuse(st.op)) {
+    // A Winograd block's products: tiled into a cache-write stage as below,
+    // the whole row of tiles computed at the tile-row loop.
+    branch([&](State& n) {
+      n.apply(schedule::CacheWriteStep{i, "local"});
+      tile_with_fusion(n, i, i + 1);
+      n.apply(schedule::ComputeAtStep{i + 1, block + 1, kTileRowLoop});
+    });
   } else if (has_data_reuse(st.op)) {
     branch([&](State& n) { tile(n, i); });
     int c = fusible_consumer(s, i);

@@ -4,8 +4,10 @@
 // annotations, the initial population of the evolutionary search.
 //
 // A sketch is a schedule::State reached by rule-chosen steps from
-// State::initial. Convention: every SplitStep in a sketch's history is a tile
-// placeholder whose lengths are all 1; annotation fills the lengths (editing
+// State::initial. Convention: a SplitStep in a sketch's history is a tile
+// placeholder whose lengths are all 1, or a split the rule fixes (a
+// Winograd convolution's rows split by its tile size), which annotation
+// keeps; annotation fills the placeholders' lengths (editing
 // the history and replaying it, so FollowSplit steps follow) and then appends
 // annotation steps (parallel, vectorize, unroll pragma). Rules, applied from
 // the last stage to the first (CPU):
@@ -16,6 +18,9 @@
 //   cache-write         a reusing stage without a fusible consumer gets a local
 //                       cache-write stage, tiled with fusion into the original
 //   rfactor             a reduction with small spatial extent (SearchParams)
+//   Winograd passes     each transform's first pass per tile inside its
+//                       second, both unrolled; or the whole convolution by
+//                       rows of tiles inside its output image's loops
 //   skip                other stages keep their loops (annotation parallelizes
 //                       and vectorizes them)
 #pragma once

@@ -128,8 +128,12 @@ void parallelize(State& s, int i, std::mt19937_64& rng, int64_t bound) {
 // loop. The innermost spatial tiles together are the register tile.
 // A split the next step rfactors makes the partial stage's new spatial axis,
 // its vector loop, so it is drawn aligned like a tile's vector axis.
+// In a sketch that computes a Winograd convolution by rows of tiles, the
+// tile axis the stages inside split holds one row of tiles per block: its
+// lengths are drawn from that row's count, so that they divide it
+// (winograd_blocks_exact).
 void fill_stage_splits(std::vector<schedule::Step>& history, const std::vector<size_t>& splits,
-                       std::mt19937_64& rng, const SearchParams& params) {
+                       std::mt19937_64& rng, const SearchParams& params, const std::optional<WinogradTiles>& tiles) {
   size_t spatial_lengths = 0;
   for (size_t h : splits) spatial_lengths = std::max(spatial_lengths, std::get<schedule::SplitStep>(history[h]).lengths.size());
   const bool tiled = spatial_lengths > 1;
@@ -144,18 +148,19 @@ void fill_stage_splits(std::vector<schedule::Step>& history, const std::vector<s
   bool first_spatial = true;
   for (size_t h : splits) {
     auto& split = std::get<schedule::SplitStep>(history[h]);
+    const int64_t extent = tiles && split.extent == tiles->all ? tiles->columns : split.extent;
     const bool spatial = tiled && split.lengths.size() == spatial_lengths;
     int64_t max_innermost = params.max_innermost_split_factor;
     // The vector axis comes first, so the bound shrinks what the others add.
     if (spatial && bound_registers)
       max_innermost = std::min(max_innermost, std::max<int64_t>(1, params.max_register_tile / register_tile));
-    split.lengths = sample_lengths(split.extent, split.lengths.size(),
+    split.lengths = sample_lengths(extent, split.lengths.size(),
                                    (spatial && first_spatial) || rfactored ? align : 0, max_innermost, rng);
     if (spatial && two_level) std::fill(split.lengths.begin(), split.lengths.end() - 1, 1);
     if (spatial && !first_spatial && fill_registers) {
       int64_t outer = 1;
       for (size_t l = 0; l + 1 < split.lengths.size(); ++l) outer *= split.lengths[l];
-      split.lengths.back() = std::max<int64_t>(1, std::min(max_innermost, split.extent / outer));
+      split.lengths.back() = std::max<int64_t>(1, std::min(max_innermost, extent / outer));
     }
     if (spatial) register_tile *= split.lengths.back();
     first_spatial = first_spatial && !spatial;
@@ -167,13 +172,18 @@ void fill_stage_splits(std::vector<schedule::Step>& history, const std::vector<s
 std::optional<State> draw_cpu_annotation(const State& sketch, std::mt19937_64& rng, const SearchParams& params) {
   std::vector<schedule::Step> history = sketch.history;
   std::map<int, std::vector<size_t>> splits_by_stage;
-  for (size_t h = 0; h < history.size(); ++h)
-    if (auto* split = std::get_if<schedule::SplitStep>(&history[h])) splits_by_stage[split->stage].push_back(h);
-  for (const auto& [stage, splits] : splits_by_stage) fill_stage_splits(history, splits, rng, params);
+  for (size_t h = 0; h < history.size(); ++h) {
+    auto* split = std::get_if<schedule::SplitStep>(&history[h]);
+    const bool placeholder =
+        split != nullptr && std::all_of(split->lengths.begin(), split->lengths.end(), [](int64_t l) { return l == 1; });
+    if (placeholder) splits_by_stage[split->stage].push_back(h);
+  }
+  const std::optional<WinogradTiles> tiles = winograd_tiles(sketch);
+  for (const auto& [stage, splits] : splits_by_stage) fill_stage_splits(history, splits, rng, params, tiles);
   // A draw the schedule rejects (e.g. a non-dividing tile under a compute_at
   // point) gives nothing.
   std::optional<State> tiled = schedule::try_replay(sketch.dag, history);
-  if (!tiled) return std::nullopt;
+  if (!tiled || !winograd_blocks_exact(*tiled)) return std::nullopt;
   const int64_t bound = int64_t{params.parallel_chunks_per_core} * std::max(1, params.cores);
   return schedule::try_edit(*tiled, [&](State& s) {
     for (int i = 0; i < static_cast<int>(s.stages.size()); ++i) {

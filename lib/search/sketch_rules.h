@@ -68,6 +68,25 @@ std::vector<int> stages_read_by(const schedule::State& s, int i);
 // each spatial axis's split.
 std::vector<int> multi_level_tile(schedule::State& s, int i, const std::string& structure);
 
+// Whether every stage that computes a Winograd convolution by rows of
+// tiles (sketch.cpp, fuse_winograd_blocks) splits its image's rows into
+// whole rows of tiles, a divisor of their count per block, and the stages
+// inside tile each block's tiles by a divisor of their count. A split
+// through a row, or past the block's last tile, makes bound inference take
+// the producers' regions across rows, which their indices wrap: each block
+// then pads and transforms the whole image again.
+bool winograd_blocks_exact(const schedule::State& s);
+// The tiles of the Winograd convolution a state computes by rows of tiles:
+// the tile size, tile rows and columns, all tiles (batch included); nullopt
+// for any other state.
+struct WinogradTiles {
+  int64_t m = 0;
+  int64_t rows = 0;
+  int64_t columns = 0;
+  int64_t all = 0;
+};
+std::optional<WinogradTiles> winograd_tiles(const schedule::State& s);
+
 // --- tile sampling (sketch_annotation.cpp) ---
 
 int pick(std::mt19937_64& rng, size_t n);

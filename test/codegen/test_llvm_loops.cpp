@@ -10,6 +10,7 @@
 #include "kernel_fixture.h"
 #include "lower/lower.h"
 #include "ops/registry.h"
+#include "runtime/scratch_pool.h"
 #include "runtime/thread_pool.h"
 #include "schedule/state.h"
 #include "schedule/steps.h"
@@ -183,8 +184,9 @@ TEST_CASE("a tile inside loops that move it keeps its accumulators in registers 
   check_reduction_loops_store_nothing(text);
 }
 
-TEST_CASE("allocations above the stack limit live on the heap", "[cpu]") {
+TEST_CASE("allocations above the stack limit live on the heap, pooled for the next call", "[cpu]") {
   runtime::set_num_threads(2);
+  runtime::release_idle_scratch();
   const int64_t n = 100000;  // 400 KB per thread
   Buffer a("A", DType::Float32, {n}), c("C", DType::Float32, {4});
   Buffer tmp("tmp", DType::Float32, {n}, ir::MemScope::Local);
@@ -200,6 +202,13 @@ TEST_CASE("allocations above the stack limit live on the heap", "[cpu]") {
   double total = 0;
   for (int64_t x = 0; x < n; ++x) total += va[x];
   for (int q = 0; q < 4; ++q) REQUIRE(vc[q] == Approx(total * (q + 1)).epsilon(1e-4));
+  // Each thread's buffer went back to the pool (one or two blocks, as the
+  // threads' iterations overlapped), where a timer can evict it.
+  const std::vector<std::span<const std::byte>> idle = runtime::idle_scratch();
+  REQUIRE(!idle.empty());
+  CHECK(idle.size() <= 4);
+  for (std::span<const std::byte> b : idle) CHECK(b.size() >= size_t{n} * 4);
+  runtime::release_idle_scratch();
   runtime::set_num_threads(0);
 }
 

@@ -19,6 +19,7 @@
 #include "search/mutation.h"
 #include "search/sketch.h"
 #include "support/gpu_schedules.h"
+#include "search_test_util.h"
 
 using namespace tunectl;
 
@@ -48,15 +49,6 @@ bool inside_thread_loop(const State& s, int i, int out) {
   }
   return false;
 }
-
-// Elements of each buffer allocated in a lowered function.
-struct Allocations : ir::IRVisitor {
-  std::map<std::string, int64_t> elements;
-  void visit_Allocate(const ir::AllocateNode* op) override {
-    elements[op->buffer->name] = op->buffer->num_elements();
-    IRVisitor::visit_Allocate(op);
-  }
-};
 
 }  // namespace
 
@@ -305,7 +297,7 @@ TEST_CASE("GPU sketch of a matmul read through a reshape and transpose: the outp
       tile *= split->lengths[0] * split->lengths[2] * split->lengths[3];
       if (split->iter > 0) n_tile = split->lengths[2] * split->lengths[3];
     }
-    Allocations allocations;
+    test::Allocations allocations;
     allocations.visit(func.body);
     CHECK(allocations.elements.at("matmul") == tile);
     wider_than_one += n_tile > 1;

@@ -16,7 +16,9 @@
 #include "graph/passes.h"
 #include "ops/registry.h"
 #include "runtime/timer.h"
+#include "search/mutation.h"
 #include "search/sketch.h"
+#include "search/sketch_rules.h"
 #include "support/property_cases.h"
 #include "tasks/extract.h"
 #include "search_test_util.h"
@@ -95,6 +97,19 @@ void check_small_cnn(int samples) {
 
 std::shared_ptr<const te::ComputeDAG> op_dag(const std::string& op, const nlohmann::json& params) {
   return std::make_shared<const te::ComputeDAG>(ops::make_op_dag(op, params));
+}
+
+int64_t product(const std::vector<int64_t>& shape) {
+  int64_t p = 1;
+  for (int64_t e : shape) p *= e;
+  return p;
+}
+
+// The Winograd convolution of the registry's first config, by F(4x4, 3x3),
+// and of its last, by F(2x2, 3x3).
+std::vector<std::shared_ptr<const te::ComputeDAG>> winograd_dags() {
+  const auto configs = ops::test_configs("conv2d_winograd_nchwc");
+  return {op_dag("conv2d_winograd_nchwc", configs.front()), op_dag("conv2d_winograd_nchwc", configs.back())};
 }
 
 bool has_split(const State& s) {
@@ -399,10 +414,7 @@ TEST_CASE("annotation splits a channel-blocked image by rows across the threads"
 TEST_CASE("Winograd transforms: each first pass computed per tile inside its second, both unrolled over the tile, "
           "only the products tiled",
           "[sketch][unit]") {
-  // F(4x4, 3x3) and (the last config) F(2x2, 3x3).
-  for (const auto& config : {ops::test_configs("conv2d_winograd_nchwc").front(),
-                             ops::test_configs("conv2d_winograd_nchwc").back()}) {
-    auto dag = op_dag("conv2d_winograd_nchwc", config);
+  for (const auto& dag : winograd_dags()) {
     std::vector<State> sketches = search::generate_sketches(dag);
     REQUIRE(!sketches.empty());
     for (const State& s : sketches) {
@@ -411,13 +423,16 @@ TEST_CASE("Winograd transforms: each first pass computed per tile inside its sec
       for (const schedule::Stage& st : s.stages) {
         if (st.op->tag != "winograd" || st.attach.kind != schedule::AttachKind::Iter) continue;
         const schedule::Stage& second = s.stages[st.attach.target_stage];
-        CHECK(second.op->tag == "winograd");
-        // Attached at tiles.inner, the third loop of (tiles.outer, blocks, tiles.inner, rows, columns, lanes).
-        CHECK(second.leaf_position(st.attach.target_iter) == 2);
-        REQUIRE(second.leaves.size() == 6);
+        if (second.op->tag != "winograd") continue;  // a second pass computed in a row of tiles (next test)
+        // Attached at tiles.inner, the third loop of (tiles.outer, blocks, tiles.inner, rows, columns, lanes);
+        // inside a row of tiles at blocks, the second of (tiles, blocks, rows, columns, lanes).
+        const bool in_block = second.attach.kind == schedule::AttachKind::Iter;
+        const int tile = in_block ? 1 : 2;
+        CHECK(second.leaf_position(st.attach.target_iter) == tile);
+        REQUIRE(second.leaves.size() == (in_block ? 5 : 6));
         REQUIRE(st.leaves.size() == 5);  // (tiles, blocks, columns, rows, lanes)
         // Rows and columns unrolled in both passes, so that the selects over the formulas fold.
-        for (int leaf : {3, 4}) CHECK(second.leaf(leaf).annotation == schedule::IterAnnotation::Unroll);
+        for (int leaf : {tile + 1, tile + 2}) CHECK(second.leaf(leaf).annotation == schedule::IterAnnotation::Unroll);
         for (int leaf : {2, 3}) CHECK(st.leaf(leaf).annotation == schedule::IterAnnotation::Unroll);
         ++fused_passes;
       }
@@ -425,6 +440,71 @@ TEST_CASE("Winograd transforms: each first pass computed per tile inside its sec
       for (const schedule::Stage& st : s.stages)
         if (st.op->tag == "conv2d" && st.attach.kind == schedule::AttachKind::Root) CHECK(st.leaves.size() > 7);
     }
+  }
+}
+
+TEST_CASE("Winograd by rows of tiles: the image's rows split by the tile size, the input side per row of tiles, "
+          "the output transform per channel block, kept so by annotation and mutation",
+          "[sketch][unit]") {
+  for (const auto& dag : winograd_dags()) {
+    int block_sketches = 0;
+    for (const State& s : search::generate_sketches(dag)) {
+      INFO(s.to_string());
+      const int out = static_cast<int>(s.stages.size()) - 1;  // the image, the op's output
+      const schedule::Stage& image = s.stages[out];
+      std::map<std::string, int> attached_at;  // op name -> the image's loop position
+      for (const schedule::Stage& st : s.stages)
+        if (st.attach.kind == schedule::AttachKind::Iter && st.attach.target_stage == out)
+          attached_at[st.op->name] = image.leaf_position(st.attach.target_iter);
+      if (attached_at.empty()) continue;
+      ++block_sketches;
+      // (batch, tile rows, channel blocks, rows in the tile, columns, lanes), the rows split by m.
+      REQUIRE(image.leaves.size() == 6);
+      int64_t tile = 0;
+      for (const schedule::Stage& st : s.stages)
+        if (st.op->name.ends_with("output_transform")) tile = st.op->axes[0].extent;
+      CHECK((tile == 4 || tile == 2));
+      CHECK(image.leaf(3).extent == tile);
+      for (const auto& [name, position] : attached_at) {
+        INFO(name);
+        if (name.ends_with("output_transform")) CHECK(position == 2);
+        else CHECK(position == 1);  // the input transform, the products (and the padding when it is a stage)
+      }
+      CHECK(attached_at.size() >= 3);
+      // Annotated, the rows stay split by the tile size, and each block
+      // pads and transforms its own rows only, however the stages inside
+      // tile them; mutated, by a multiple of it (a split through the tiles
+      // is no valid mutation).
+      std::mt19937_64 rng(7);
+      for (int draw = 0; draw < 20; ++draw) {
+        std::optional<search::Candidate> drawn = search::annotate_randomly(s, rng);
+        REQUIRE(drawn.has_value());
+        CHECK(search::winograd_blocks_exact(drawn->state));
+        test::Allocations allocated;
+        allocated.visit(drawn->lowering->func->body);
+        for (const schedule::Stage& st : s.stages) {
+          const bool per_block = st.op->name.ends_with("_pad") || st.op->name.ends_with("input_transform");
+          if (per_block && allocated.elements.contains(st.op->name))
+            CHECK(allocated.elements.at(st.op->name) < product(st.op->shape()));
+        }
+      }
+      std::optional<search::Candidate> c = search::annotate_randomly(s, rng);
+      REQUIRE(c.has_value());
+      for (const schedule::IterRelation& rel : c->state.stages[out].relations)
+        if (const auto* split = std::get_if<schedule::SplitRelation>(&rel); split && split->parent == 2)
+          CHECK(c->state.stages[out].iters[split->children.back()].extent == tile);
+      for (int k = 0; k < 100; ++k)
+        if (std::optional<State> mutated = search::mutate(c->state, rng))
+          CHECK(search::winograd_blocks_exact(*mutated));
+      std::vector<schedule::Step> cut = c->state.history;
+      for (schedule::Step& step : cut)
+        if (auto* split = std::get_if<schedule::SplitStep>(&step); split && split->lengths == std::vector<int64_t>{tile})
+          split->lengths = {tile + 1};
+      std::optional<State> through_tiles = schedule::try_replay(dag, cut);
+      REQUIRE(through_tiles.has_value());
+      CHECK(!search::winograd_blocks_exact(*through_tiles));
+    }
+    CHECK(block_sketches >= 1);
   }
 }
 

@@ -1,6 +1,7 @@
 // jit_compile: build, optimize and load a kernel in process with ORC's LLJIT.
 // Symbols the kernel calls resolve first against the explicit table below
-// (the thread pool entry and the libm functions codegen names), then against
+// (the thread pool entry, the libm functions codegen names and the pool of
+// heap intermediates in place of aligned_alloc and free), then against
 // everything the current process has loaded.
 #include <cmath>
 #include <cstdlib>
@@ -16,6 +17,7 @@
 #include "codegen/llvm/optimize.h"
 #include "codegen/llvm/target.h"
 #include "ir/error.h"
+#include "runtime/scratch_pool.h"
 #include "runtime/thread_pool.h"
 
 namespace tunectl::codegen {
@@ -44,8 +46,9 @@ llvm::orc::SymbolMap runtime_symbols(llvm::orc::LLJIT& jit) {
   add("erff", static_cast<float (*)(float)>(&::erff));
   add("tanh", static_cast<double (*)(double)>(&::tanh));
   add("erf", static_cast<double (*)(double)>(&::erf));
-  add("aligned_alloc", static_cast<void* (*)(size_t, size_t)>(&::aligned_alloc));
-  add("free", static_cast<void (*)(void*)>(&::free));
+  // A kernel's heap intermediates, pooled (runtime/scratch_pool.h).
+  add("aligned_alloc", &tunectl_scratch_alloc);
+  add("free", &tunectl_scratch_free);
   return symbols;
 }
 
