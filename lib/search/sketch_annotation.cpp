@@ -129,8 +129,8 @@ void parallelize(State& s, int i, std::mt19937_64& rng, int64_t bound) {
 // A split the next step rfactors makes the partial stage's new spatial axis,
 // its vector loop, so it is drawn aligned like a tile's vector axis.
 // In a sketch that computes a Winograd convolution by rows of tiles, the
-// tile axis the stages inside split holds one row of tiles per block: its
-// lengths are drawn from that row's count, so that they divide it
+// tile axis (axis 2 of the stages inside) holds one row of tiles per block:
+// its lengths are drawn from that row's count, so that they divide it
 // (winograd_blocks_exact).
 void fill_stage_splits(std::vector<schedule::Step>& history, const std::vector<size_t>& splits,
                        std::mt19937_64& rng, const SearchParams& params, const std::optional<WinogradTiles>& tiles) {
@@ -148,7 +148,7 @@ void fill_stage_splits(std::vector<schedule::Step>& history, const std::vector<s
   bool first_spatial = true;
   for (size_t h : splits) {
     auto& split = std::get<schedule::SplitStep>(history[h]);
-    const int64_t extent = tiles && split.extent == tiles->all ? tiles->columns : split.extent;
+    const int64_t extent = tiles && split.iter == 2 && split.extent == tiles->all ? tiles->columns : split.extent;
     const bool spatial = tiled && split.lengths.size() == spatial_lengths;
     int64_t max_innermost = params.max_innermost_split_factor;
     // The vector axis comes first, so the bound shrinks what the others add.
