@@ -48,6 +48,9 @@ void register_bench(CLI::App& app) {
                 "schedule and cuBLAS) instead of the suite");
   sub->add_option("--size", o->size, "--core: matmul size M = N = K (multiple of 32; of 128 with a cuda target)");
   sub->add_option("--log", o->log, "model: a tuning log; its best records give the tuned schedules");
+  sub->add_option("--against", o->against,
+                  "model: a second tuning log; its tuned model is timed in the same rounds as --log's and the two "
+                  "are compared round by round (how many rounds each won, the median ratio, its 95% interval)");
   add_model_input_options(sub, o->model_inputs, "model: ");
   sub->add_flag("--profile", o->profile, "model: print the time of every subgraph (its median over the runs)");
   sub->add_flag("--tuned-only", o->tuned_only, "model: time the log's tuned schedules alone, not the defaults");
@@ -60,8 +63,10 @@ void register_bench(CLI::App& app) {
       o->backend->check_runs_here("bench runs");
     }
     if (o->model.empty()) {
-      user_check(o->model_inputs.empty() && !o->profile && o->log.empty() && !o->tuned_only && o->launch_graph,
-                 "bench: --input-shape, --bind, --profile, --log, --tuned-only and --no-cuda-graph need a MODEL");
+      user_check(o->model_inputs.empty() && !o->profile && o->log.empty() && o->against.empty() && !o->tuned_only &&
+                     o->launch_graph,
+                 "bench: --input-shape, --bind, --profile, --log, --against, --tuned-only and --no-cuda-graph need a "
+                 "MODEL");
       if (o->core) {
         // A target whose kernels run on a device compares with its vendor library.
         o->backend->builds_device_code() ? run_bench_core_cuda(*o) : run_bench_core(*o);

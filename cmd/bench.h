@@ -35,6 +35,7 @@ struct BenchOptions {
   // Model mode.
   std::string model;                      // empty: the suite or the core rows
   std::string log;                        // a tuning log whose best records give the tuned schedules
+  std::string against;                    // a second log, timed in the same rounds and compared with --log's
   ModelInputOptions model_inputs;         // --input-shape, --bind
   bool profile = false;                   // per-subgraph table (of the tuned run when there is one)
   bool tuned_only = false;                // time the tuned schedules alone (needs a log)

@@ -1,13 +1,17 @@
-// `tunectl bench MODEL [--log FILE]`: a whole ONNX model end to end on seeded
-// random inputs, with default schedules and, given a tuning log, with the
-// tuned schedules of the log's best records (every subgraph whose workload
-// key the log covers replays its best record's steps; the rest keep the
-// default), side by side in one process: median, min..max spread, speedup,
-// and how many of the model's tasks the log covers. The tuned run's outputs
-// are compared with the default run's. Runs are timed back to back, as a
-// model serves call after call (and as scripts/bench-vs-ort.sh times ONNX
-// Runtime). On the host CPU the end-to-end median is set against the sum of
-// the kernels timed alone in this run, as the tuner times a candidate
+// `tunectl bench MODEL [--log FILE [--against FILE]]`: a whole ONNX model
+// end to end on seeded random inputs, with default schedules and, given a
+// tuning log, with the tuned schedules of the log's best records (every
+// subgraph whose workload key the log covers replays its best record's
+// steps; the rest keep the default), side by side in one process: median,
+// min..max spread, speedup, and how many of the model's tasks the log
+// covers. --against adds a second log's tuned model, to tell which of two
+// logs runs the model faster. Every variant's outputs are compared with the
+// first's. Runs are timed back to back, as a model serves call after call
+// (and as scripts/bench-vs-ort.sh times ONNX Runtime); several variants in
+// rounds of a few such runs each, so that the host's drift hits them alike,
+// and they are compared round by round as well. On the host CPU the
+// end-to-end median is set against the sum of the kernels timed alone in
+// this run, as the tuner times a candidate
 // (graph::Executor::time_kernels_alone): the difference is what is lost
 // between kernels. With a log, also against the sum of the log's best
 // kernel times, which the machine ran as it did when the log was made (a
@@ -26,37 +30,54 @@
 #include "ir/error.h"
 #include "measure/worker.h"
 #include "tune/constant_footprint.h"
+#include "runtime/paired_timing.h"
 #include "runtime/thread_pool.h"
 
 namespace tunectl::cmd {
 
 namespace {
 
+// One way of running the model: default schedules, --log's or --against's.
 struct Variant {
+  const char* name = "";             // "default", "tuned", "against"
+  const TuningLogs* logs = nullptr;  // none for the default schedules
+  LaidOutModel laid_out;
   LoadedModel model;
   double compile_s = 0;
+  LogCoverage coverage;
 };
 
-Variant load(const graph::Graph& g, const graph::ExecutorOptions& executor_options) {
+std::unique_ptr<Variant> load(const char* name, const TuningLogs* logs, LaidOutModel laid_out, bool profile,
+                              const BenchOptions& o) {
+  graph::ExecutorOptions options;
+  options.backend = o.backend;
+  options.profile = profile;
+  options.launch_graph = o.launch_graph;
+  LogCoverage coverage;
+  if (logs) options.schedule = schedules_from_log(*logs, coverage);
   const auto start = std::chrono::steady_clock::now();
-  LoadedModel m = load_model(g, executor_options);
-  return {std::move(m), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+  LoadedModel model = load_model(laid_out.graph, options);
+  const double compile_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return std::unique_ptr<Variant>(
+      new Variant{name, logs, std::move(laid_out), std::move(model), compile_s, std::move(coverage)});
 }
 
-runtime::Timing time_model(LoadedModel& m, const std::map<std::string, runtime::NDArray>& inputs, int repeats) {
-  runtime::TimingOptions timing;
-  timing.repeats = repeats;
-  timing.min_repeat_seconds = 0;  // a whole model is long enough to time call by call
-  timing.flush_cache = false;
-  return runtime::time_function([&] { m.executor.run(inputs); }, timing);
+// What a variant runs, for messages.
+std::string schedules_of(const Variant& v) {
+  return v.logs ? std::string(v.name) == "tuned" ? "--log's schedules" : "--against's schedules"
+                : "the default schedules";
 }
 
-// Every output of the tuned run against the default run's (the default
-// schedules compute what te::evaluate computes; the executor tests check it).
-void compare_runs(std::map<std::string, runtime::NDArray> tuned, std::map<std::string, runtime::NDArray> reference) {
-  for (auto& [name, expected] : reference) {
-    runtime::CompareResult cmp = runtime::all_close(tuned.at(name), expected, 1e-3, 1e-4);
-    user_check(cmp.ok, "bench: the tuned model's output ", name, " differs from the default schedules': ", cmp.message);
+// Every output of a tuned run against the first variant's: the default
+// schedules' (they compute what te::evaluate computes; the executor tests
+// check it), or --log's for --against's under --tuned-only.
+void compare_runs(Variant& tuned, Variant& reference,
+                  const std::map<std::string, runtime::NDArray>& inputs) {
+  std::map<std::string, runtime::NDArray> got = tuned.model.executor.run(inputs);
+  for (auto& [name, expected] : reference.model.executor.run(inputs)) {
+    runtime::CompareResult cmp = runtime::all_close(got.at(name), expected, 1e-3, 1e-4);
+    user_check(cmp.ok, "bench: output ", name, " of the model under ", schedules_of(tuned), " differs from its output under ",
+               schedules_of(reference), ": ", cmp.message);
   }
 }
 
@@ -112,82 +133,100 @@ std::vector<graph::SubgraphTime> kernels_alone(LoadedModel& m, const LaidOutMode
   return m.executor.time_kernels_alone(inputs, measure::host_call_timing(measure_options));
 }
 
+// "tuned faster in 10 of 10 rounds, median ratio 1.84x (95% interval
+// 1.80-1.90x), sign test p = 0.002": how much faster `b` ran than `a`.
+void print_round_ratios(const char* b_name, const runtime::RoundRatios& r) {
+  std::printf("  round by round: %s faster in %d of %d rounds (slower in %d), median ratio %.3fx", b_name, r.b_faster,
+              r.rounds, r.a_faster, r.median);
+  if (r.has_interval) std::printf(" (95%% interval %.3f-%.3fx)", r.low, r.high);
+  std::printf(", sign test p = %.3g\n", r.sign_test_p);
+}
+
 }  // namespace
 
 void run_bench_model(const BenchOptions& o) {
   user_check(!o.tuned_only || !o.log.empty(), "bench: --tuned-only needs --log");
-  std::optional<Variant> base;
-  std::optional<runtime::Timing> base_t;
-  std::map<std::string, runtime::NDArray> inputs;
-  std::optional<TuningLogs> logs;
+  user_check(o.against.empty() || !o.log.empty(), "bench: --against needs --log, the log it is compared with");
+  std::optional<TuningLogs> logs, against_logs;
   if (!o.log.empty()) logs = read_tuning_logs(o.log, o.backend->target().str());
+  if (!o.against.empty()) against_logs = read_tuning_logs(o.against, o.backend->target().str());
   // The default schedules run in the layout a run without a log takes (what
-  // the model runs like untuned), the tuned ones in the layout the log
+  // the model runs like untuned), the tuned ones in the layout their log
   // chooses: under --layout auto they may differ, and the speedup is then
   // that of tuning as a whole, the layout included.
-  LaidOutModel untuned, chosen;
+  std::vector<std::unique_ptr<Variant>> variants;
   {
-    std::vector<LaidOutModel> candidates =
+    const std::vector<LaidOutModel> candidates =
         layout_candidates(specialize_model(o.model, o.model_inputs), o.layout, o.backend->target());
-    if (!o.tuned_only) untuned = choose_layout(candidates, nullptr);
-    if (logs) chosen = choose_layout(std::move(candidates), &*logs);
-  }
-  if (!o.tuned_only) {
-    const graph::Graph& g = untuned.graph;
-    graph::ExecutorOptions default_options;
-    default_options.backend = o.backend;
-    default_options.profile = o.profile && o.log.empty();
-    default_options.launch_graph = o.launch_graph;
-    base.emplace(load(g, default_options));
-    inputs = random_model_inputs(base->model.graph, 1);
-    std::printf("%s: %zu subgraphs, %d threads, %d runs each\n", o.model.c_str(), base->model.num_subgraphs,
-                runtime::num_threads(), o.repeats);
-    base_t = time_model(base->model, inputs, o.repeats);
-    std::printf("%-8s compiled in %5.1f s; %s; layout %s\n", "default", base->compile_s,
-                timing_summary(*base_t).c_str(), untuned.layout.c_str());
-    if (o.log.empty()) {
-      std::printf("activation memory: %.2f MiB planned (%.2f MiB without reuse)\n",
-                  base->model.executor.planned_bytes() / 1048576.0,
-                  base->model.executor.unplanned_bytes() / 1048576.0);
-      const std::vector<graph::SubgraphTime> alone = kernels_alone(base->model, untuned, inputs, o);
-      print_kernel_gap(base->model.executor, alone, nullptr, base_t->median());
-      if (o.profile) print_profile(base->model.executor.profile(), alone);
-      return;
+    if (!o.tuned_only) variants.push_back(load("default", nullptr, choose_layout(candidates, nullptr),
+                                               o.profile && !logs, o));
+    // With two logs, which one each layout choice (said on stdout) is for.
+    if (against_logs) std::printf("--log %s:\n", o.log.c_str());
+    if (logs) variants.push_back(load("tuned", &*logs, choose_layout(candidates, &*logs), o.profile, o));
+    if (against_logs) {
+      std::printf("--against %s:\n", o.against.c_str());
+      variants.push_back(load("against", &*against_logs, choose_layout(candidates, &*against_logs), false, o));
     }
   }
+  for (const auto& v : variants) {
+    // Timed alone, the default schedules would pass for the log's.
+    user_check(!o.tuned_only || !v->logs || !v->coverage.covered.empty(), "bench: ",
+               v->logs == &*logs ? o.log : o.against, " has a record for none of the model's ",
+               v->coverage.seen.size(), " tasks on target '", o.backend->target().str(),
+               "' (--tuned-only would time default schedules alone; --target selects the log's target)");
+  }
+  Variant& first = *variants.front();
+  const std::map<std::string, runtime::NDArray> inputs = random_model_inputs(first.model.graph, 1);
+  for (size_t i = 1; i < variants.size(); ++i) compare_runs(*variants[i], first, inputs);
 
-  LogCoverage coverage;
-  graph::ExecutorOptions tuned_options;
-  tuned_options.backend = o.backend;
-  tuned_options.profile = o.profile;
-  tuned_options.launch_graph = o.launch_graph;
-  tuned_options.schedule = schedules_from_log(*logs, coverage);
-  Variant tuned = load(chosen.graph, tuned_options);
-  // Timed alone, the default schedules would pass for the log's.
-  user_check(!o.tuned_only || !coverage.covered.empty(), "bench: ", o.log, " has a record for none of the model's ",
-             coverage.seen.size(), " tasks on target '", o.backend->target().str(),
-             "' (--tuned-only would time default schedules alone; --target selects the log's target)");
-  if (base) {
-    compare_runs(tuned.model.executor.run(inputs), base->model.executor.run(inputs));
+  // One variant runs back to back after a warm-up call; several in rounds
+  // (runtime/paired_timing.h), so that the host's drift hits them alike.
+  const auto [rounds, calls_per_round] = variants.size() == 1 ? std::pair{1, o.repeats} : runtime::rounds_for(o.repeats);
+  if (rounds == 1) {
+    std::printf("%s: %zu subgraphs, %d threads, %d runs%s\n", o.model.c_str(), first.model.num_subgraphs,
+                runtime::num_threads(), calls_per_round, variants.size() == 1 ? "" : " each");
   } else {
-    inputs = random_model_inputs(tuned.model.graph, 1);
-    std::printf("%s: %zu subgraphs, %d threads, %d runs\n", o.model.c_str(), tuned.model.num_subgraphs,
-                runtime::num_threads(), o.repeats);
+    std::printf("%s: %zu subgraphs, %d threads, %d rounds of %d runs each, the variants' order reversed each round\n",
+                o.model.c_str(), first.model.num_subgraphs, runtime::num_threads(), rounds, calls_per_round);
   }
-  runtime::Timing tuned_t = time_model(tuned.model, inputs, o.repeats);
-  std::printf("%-8s compiled in %5.1f s; %s; layout %s\n", "tuned", tuned.compile_s, timing_summary(tuned_t).c_str(),
-              chosen.layout.c_str());
-  if (base_t) {
+  std::vector<std::function<void()>> runs;
+  for (const auto& v : variants) runs.push_back([&v, &inputs] { v->model.executor.run(inputs); });
+  const std::vector<runtime::RoundTimings> times = runtime::time_in_rounds(runs, rounds, calls_per_round);
+  for (size_t i = 0; i < variants.size(); ++i) {
+    std::printf("%-8s compiled in %5.1f s; %s; layout %s\n", variants[i]->name, variants[i]->compile_s,
+                timing_summary(times[i].calls).c_str(), variants[i]->laid_out.layout.c_str());
+  }
+
+  // Variants in order: default (unless --tuned-only), --log's, --against's.
+  const size_t tuned = o.tuned_only ? 0 : 1;  // --log's, when there is one
+  if (!logs) {
+    std::printf("activation memory: %.2f MiB planned (%.2f MiB without reuse)\n",
+                first.model.executor.planned_bytes() / 1048576.0, first.model.executor.unplanned_bytes() / 1048576.0);
+  } else if (!o.tuned_only) {
     std::printf("speedup: %.2fx (default median / tuned median%s); the log covers %zu of %zu tasks\n",
-                base_t->median() / tuned_t.median(),
-                untuned.layout == chosen.layout ? "" : ", the layout the log chose included", coverage.covered.size(),
-                coverage.seen.size());
+                times[0].calls.median() / times[tuned].calls.median(),
+                first.laid_out.layout == variants[tuned]->laid_out.layout ? "" : ", the layout the log chose included",
+                variants[tuned]->coverage.covered.size(), variants[tuned]->coverage.seen.size());
+    if (rounds > 1) print_round_ratios("tuned", runtime::compare_rounds(times[0], times[tuned]));
   } else {
-    std::printf("the log covers %zu of %zu tasks\n", coverage.covered.size(), coverage.seen.size());
+    std::printf("the log covers %zu of %zu tasks\n", variants[tuned]->coverage.covered.size(),
+                variants[tuned]->coverage.seen.size());
   }
-  const std::vector<graph::SubgraphTime> alone = kernels_alone(tuned.model, chosen, inputs, o);
-  print_kernel_gap(tuned.model.executor, alone, &*logs, tuned_t.median());
-  if (o.profile) print_profile(tuned.model.executor.profile(), alone);
+  if (against_logs) {
+    const Variant& against = *variants.back();
+    std::printf("%s against %s: %.3fx (--against's median / --log's); the --against log covers %zu of %zu tasks\n",
+                o.log.c_str(), o.against.c_str(), times.back().calls.median() / times[tuned].calls.median(),
+                against.coverage.covered.size(), against.coverage.seen.size());
+    if (rounds > 1) print_round_ratios("--log", runtime::compare_rounds(times.back(), times[tuned]));
+  }
+
+  // The time lost between kernels, and the profile, of --log's run (of the
+  // default one without a log).
+  const size_t shown = logs ? tuned : 0;
+  Variant& v = *variants[shown];
+  const std::vector<graph::SubgraphTime> alone = kernels_alone(v.model, v.laid_out, inputs, o);
+  print_kernel_gap(v.model.executor, alone, v.logs, times[shown].calls.median());
+  if (o.profile) print_profile(v.model.executor.profile(), alone);
 }
 
 }  // namespace tunectl::cmd

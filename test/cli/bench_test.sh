@@ -2,7 +2,8 @@
 # `tunectl bench` as a user meets it: the suite with no tuning logs (rows
 # that say so, exit 0), the suite with a real log of one of its workloads
 # (the tuned kernel is rebuilt, checked against oneDNN and timed), a model
-# with a log written by `tunectl tune` (default and tuned side by side), the
+# with a log written by `tunectl tune` (default and tuned side by side, and
+# against a second log with --against), the
 # core matmul rows, and exit codes for bad input (1 bad command line, 2 user
 # error). Usage: bench_test.sh TUNECTL REPO_DIR
 set -u
@@ -57,6 +58,9 @@ expect 0 "trials" -- "$tunectl" tune "$model" --layout nchw --trials 8 --jobs 1 
 expect 0 "of 7 tasks" -- "$tunectl" bench "$model" --log "$work/cnn.json" --repeats 2 --layout nchw
 expect 0 "speedup:" -- "$tunectl" bench "$model" --log "$work/cnn.json" --repeats 2 --profile
 expect 0 "activation memory" -- "$tunectl" bench "$model" --repeats 2
+# Default and tuned in rounds, compared round by round (6 rounds of 5).
+expect 0 "round by round: tuned faster in" -- "$tunectl" bench "$model" --log "$work/cnn.json" --repeats 30 \
+  --layout nchw
 # Without a log the default kernels are timed alone too (as the tuner times
 # them), and --profile sets each against its time in the model.
 expect 0 "timed alone now, as the tuner times them" -- "$tunectl" bench "$model" --repeats 2
@@ -96,6 +100,17 @@ expect 0 "constructed task 7/7" -- "$tunectl" tune "$model" --layout nchw --sear
   --log "$work/constructed.json" --kernels "$work/constructed.kernels"
 expect 0 "7 of 7 subgraphs have no measured record (7 only an estimate)" -- "$tunectl" bench "$model" \
   --log "$work/constructed.json" --tuned-only --repeats 2 --layout nchw
+# --against: a second log's tuned model in the same rounds (the constructed
+# log against the 8 trials'), its outputs compared with --log's, each
+# layout choice said for its log.
+expect 0 "$work/cnn.json against $work/constructed.json:" -- "$tunectl" bench "$model" --log "$work/cnn.json" \
+  --against "$work/constructed.json" --tuned-only --repeats 10 --layout nchw
+expect 0 "round by round: --log faster in" -- "$tunectl" bench "$model" --log "$work/cnn.json" \
+  --against "$work/constructed.json" --tuned-only --repeats 30 --layout nchw
+expect 0 "--against $work/constructed.json:" -- "$tunectl" bench "$model" --log "$work/cnn.json" \
+  --against "$work/constructed.json" --repeats 5
+expect 2 "--against needs --log" -- "$tunectl" bench "$model" --against "$work/cnn.json"
+expect 2 "missing.json" -- "$tunectl" bench "$model" --log "$work/cnn.json" --against "$work/missing.json"
 expect 2 "--tuned-only needs --log" -- "$tunectl" bench "$model" --tuned-only
 # A log with no record for the target: nothing tuned to time.
 expect 2 "has a record for none of the model's 7 tasks on target 'llvm -mcpu=x86-64-v3'" -- "$tunectl" bench \
@@ -118,6 +133,7 @@ expect 2 "missing.onnx" -- "$tunectl" bench "$work/missing.onnx"
 expect 2 "missing.json" -- "$tunectl" bench "$model" --log "$work/missing.json"
 expect 2 "no_such_dir" -- "$tunectl" bench --logs "$work/no_such_dir"
 expect 2 "need a MODEL" -- "$tunectl" bench --log "$work/cnn.json"
+expect 2 "need a MODEL" -- "$tunectl" bench --against "$work/cnn.json"
 expect 2 "do not take a MODEL" -- "$tunectl" bench "$model" --core
 expect 2 "multiple of 32" -- "$tunectl" bench --core --size 40
 
