@@ -142,6 +142,54 @@ void print_round_ratios(const char* b_name, const runtime::RoundRatios& r) {
   std::printf(", sign test p = %.3g\n", r.sign_test_p);
 }
 
+// The node a subgraph is named after: "conv2d_winograd_nchwc_relu_4" -> "4".
+std::string anchor_of(const std::string& subgraph) { return subgraph.substr(subgraph.rfind('_') + 1); }
+
+// --profile with --against: each subgraph's time in the model under both
+// logs, from the same rounds, and its kernel's time alone under both, where
+// both partition the same graph (the layout may still differ convolution by
+// convolution: direct or Winograd, named in the last column); else
+// --against's own table. Where the two ratios disagree, timing alone (as
+// the tuner does) ranks the two kernels otherwise than the model runs them.
+void print_profile_against(const std::vector<graph::SubgraphTime>& log, const std::vector<graph::SubgraphTime>& log_alone,
+                           const std::vector<graph::SubgraphTime>& against,
+                           const std::vector<graph::SubgraphTime>& against_alone) {
+  bool same = log.size() == against.size() && log_alone.size() == log.size() && against_alone.size() == log.size();
+  for (size_t i = 0; same && i < log.size(); ++i) same = anchor_of(log[i].name) == anchor_of(against[i].name);
+  if (!same) {
+    std::printf("\n--against's subgraphs (another graph):");
+    print_profile(against, against_alone);
+    return;
+  }
+  size_t width = 8;
+  for (const auto& t : log) width = std::max(width, t.name.size());
+  const int w = static_cast<int>(width);
+  std::printf("\n%-5s %-*s %21s %21s %17s  %s\n", "", w, "", "--log ms", "--against ms", "--against / --log", "");
+  std::printf("%-5s %-*s %10s %10s %10s %10s %8s %8s  %s\n", "#", w, "subgraph", "in model", "alone", "in model",
+              "alone", "in model", "alone", "--against's subgraph, where another");
+  double sums[4] = {0, 0, 0, 0};
+  for (size_t i = 0; i < log.size(); ++i) {
+    const double t[4] = {log[i].seconds, log_alone[i].seconds, against[i].seconds, against_alone[i].seconds};
+    std::printf("%-5zu %-*s %10.4f %10.4f %10.4f %10.4f %7.2fx %7.2fx  %s\n", i, w, log[i].name.c_str(), t[0] * 1e3,
+                t[1] * 1e3, t[2] * 1e3, t[3] * 1e3, t[2] / t[0], t[3] / t[1],
+                against[i].name == log[i].name ? "" : against[i].name.c_str());
+    for (int k = 0; k < 4; ++k) sums[k] += t[k];
+  }
+  std::printf("%-5s %-*s %10.4f %10.4f %10.4f %10.4f %7.2fx %7.2fx\n", "", w, "total", sums[0] * 1e3, sums[1] * 1e3,
+              sums[2] * 1e3, sums[3] * 1e3, sums[2] / sums[0], sums[3] / sums[1]);
+}
+
+// Each subgraph's median over passes of kernels_alone.
+std::vector<graph::SubgraphTime> median_of_passes(const std::vector<std::vector<graph::SubgraphTime>>& passes) {
+  std::vector<graph::SubgraphTime> out = passes.front();
+  for (size_t i = 0; i < out.size(); ++i) {
+    runtime::Timing t;
+    for (const auto& pass : passes) t.seconds_per_call.push_back(pass.at(i).seconds);
+    out[i].seconds = t.median();
+  }
+  return out;
+}
+
 }  // namespace
 
 void run_bench_model(const BenchOptions& o) {
@@ -165,7 +213,7 @@ void run_bench_model(const BenchOptions& o) {
     if (logs) variants.push_back(load("tuned", &*logs, choose_layout(candidates, &*logs), o.profile, o));
     if (against_logs) {
       std::printf("--against %s:\n", o.against.c_str());
-      variants.push_back(load("against", &*against_logs, choose_layout(candidates, &*against_logs), false, o));
+      variants.push_back(load("against", &*against_logs, choose_layout(candidates, &*against_logs), o.profile, o));
     }
   }
   for (const auto& v : variants) {
@@ -224,9 +272,25 @@ void run_bench_model(const BenchOptions& o) {
   // default one without a log).
   const size_t shown = logs ? tuned : 0;
   Variant& v = *variants[shown];
-  const std::vector<graph::SubgraphTime> alone = kernels_alone(v.model, v.laid_out, inputs, o);
+  if (!(o.profile && against_logs)) {
+    const std::vector<graph::SubgraphTime> alone = kernels_alone(v.model, v.laid_out, inputs, o);
+    print_kernel_gap(v.model.executor, alone, v.logs, times[shown].calls.median());
+    if (o.profile) print_profile(v.model.executor.profile(), alone);
+    return;
+  }
+  // Both logs' kernels alone, in three alternating passes: the host's drift
+  // over a pass hits both alike.
+  Variant& against = *variants.back();
+  std::vector<std::vector<graph::SubgraphTime>> passes, against_passes;
+  for (int pass = 0; pass < 3; ++pass) {
+    passes.push_back(kernels_alone(v.model, v.laid_out, inputs, o));
+    against_passes.push_back(kernels_alone(against.model, against.laid_out, inputs, o));
+  }
+  const std::vector<graph::SubgraphTime> alone = median_of_passes(passes);
   print_kernel_gap(v.model.executor, alone, v.logs, times[shown].calls.median());
-  if (o.profile) print_profile(v.model.executor.profile(), alone);
+  print_profile(v.model.executor.profile(), alone);
+  print_profile_against(v.model.executor.profile(), alone, against.model.executor.profile(),
+                        median_of_passes(against_passes));
 }
 
 }  // namespace tunectl::cmd

@@ -109,6 +109,9 @@ expect 0 "round by round: --log faster in" -- "$tunectl" bench "$model" --log "$
   --against "$work/constructed.json" --tuned-only --repeats 30 --layout nchw
 expect 0 "--against $work/constructed.json:" -- "$tunectl" bench "$model" --log "$work/cnn.json" \
   --against "$work/constructed.json" --repeats 5
+# --profile with --against: every subgraph in the model and alone under both.
+expect 0 "--against / --log" -- "$tunectl" bench "$model" --log "$work/cnn.json" \
+  --against "$work/constructed.json" --tuned-only --repeats 5 --layout nchw --profile
 expect 2 "--against needs --log" -- "$tunectl" bench "$model" --against "$work/cnn.json"
 expect 2 "missing.json" -- "$tunectl" bench "$model" --log "$work/cnn.json" --against "$work/missing.json"
 expect 2 "--tuned-only needs --log" -- "$tunectl" bench "$model" --tuned-only
