@@ -144,6 +144,7 @@ std::vector<tasks::Task> measure_layouts(std::vector<LaidOutModel> candidates, T
     first.stop_when = [&](const std::map<std::string, double>& best) {
       return nchw_cannot_win(candidates.front(), candidates.back(), best);
     };
+    first.runoff_top = 0;  // the main phase's runoff decides, over the chosen layout's tasks
     tune::TuneSummary summary = tune::tune(both, first);
     if (summary.interrupted || !summary.bugs.empty()) finish(summary, both, o);  // exits
     if (summary.stop_reason != "trial budget" && summary.stop_reason != "all tasks done")
@@ -226,6 +227,9 @@ void run_tune(TuneCmdOptions& o) {
   if (!o.records.empty()) transfer(layouts, o);
   user_check(o.retime.empty() || !construct, "tune: --retime measures programs, and this run constructs without timing any");
   if (!o.retime.empty()) retime(layouts, o);
+  // The runoff times the other layouts' tasks too: the layout (and each
+  // convolution's Winograd or direct task) is chosen by comparing them.
+  if (layouts.size() > 1) o.tune.runoff_also = tasks_of(layouts);
   // Construction measures nothing to choose a layout by: the first candidate.
   std::vector<tasks::Task> tasks =
       layouts.size() == 1 || construct ? std::move(layouts.front().tasks) : measure_layouts(std::move(layouts), o);
@@ -296,6 +300,11 @@ void register_tune(CLI::App& app) {
   sub->add_option("--retime-top", o->retime_top, "Programs per task that --retime measures again")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  sub->add_option("--runoff", o->tune.runoff_top,
+                  "Host CPU: after the search, time each task's fastest programs, up to this many, again side by "
+                  "side; the winner becomes its best (0: no runoff)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--kernels", o->kernels_dir, "Kernels folder to write (default: <model stem>.kernels)");
   sub->add_flag("--wait-for-log", o->wait_for_log,
                 "When another run is writing --log, wait for it to end instead of stopping");

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 
 #include "ir/error.h"
@@ -204,19 +205,36 @@ LogContents read_log(const std::string& path) {
   return contents;
 }
 
+std::map<std::string, std::vector<const Record*>> competing_records(const std::vector<Record>& records,
+                                                                    const std::string& target) {
+  std::map<std::string, std::vector<const Record*>> by_task;
+  for (const Record& r : records)
+    if (r.task.target == target) by_task[r.task.workload_key].push_back(&r);
+  for (auto& [key, task_records] : by_task) {
+    // The latest runoff: the last run of consecutive runoff records.
+    auto last = std::find_if(task_records.rbegin(), task_records.rend(), [](const Record* r) { return r->result.runoff; });
+    if (last == task_records.rend()) continue;
+    auto first = last;
+    while (std::next(first) != task_records.rend() && (*std::next(first))->result.runoff) ++first;
+    task_records.erase(task_records.begin(), std::prev(first.base()));
+  }
+  return by_task;
+}
+
 std::map<std::string, Record> best_records(const std::vector<Record>& records, const std::string& target) {
   std::map<std::string, Record> best;
-  for (const Record& r : records) {
-    if (!r.result.ok() || r.task.target != target) continue;
-    auto it = best.find(r.task.workload_key);
-    if (it == best.end()) {
-      best.emplace(r.task.workload_key, r);
-      continue;
+  for (const auto& [key, task_records] : competing_records(records, target)) {
+    const Record* pick = nullptr;
+    for (const Record* r : task_records) {
+      if (!r->result.ok()) continue;
+      // A measurement beats any estimate; then strictly lower: on a tie the
+      // earliest record stays.
+      const MeasureResult* old = pick ? &pick->result : nullptr;
+      if (!old || (old->estimated != r->result.estimated ? old->estimated
+                                                         : r->result.median_cost() < old->median_cost()))
+        pick = r;
     }
-    // A measurement beats any estimate; then strictly lower: on a tie the
-    // earliest record stays.
-    const MeasureResult& old = it->second.result;
-    if (old.estimated != r.result.estimated ? old.estimated : r.result.median_cost() < old.median_cost()) it->second = r;
+    if (pick) best.emplace(key, *pick);
   }
   return best;
 }

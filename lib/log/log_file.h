@@ -62,9 +62,20 @@ std::vector<std::string> log_files(const std::string& path);
 // line that is not the last, or an unknown/newer version.
 LogContents read_log(const std::string& path);
 
-// The best valid record of each task (lowest median cost; a measured one
-// before any estimated one) on `target` (target::Target::str()), by
-// workload key. A record of another
+// The records of each task on `target` that compete for its best, by
+// workload key, in log order: all of them, or after a runoff (the records
+// flagged `runoff`, tune/runoff.h, which a runoff appends one after another)
+// the task's last run of consecutive runoff records and those logged after
+// them. A runoff timed its
+// programs side by side; the records before it were timed minutes to hours
+// apart on a host whose speed drifts, and the lowest of those times picks
+// the luckiest moment as much as the fastest program.
+std::map<std::string, std::vector<const Record*>> competing_records(const std::vector<Record>& records,
+                                                                    const std::string& target);
+
+// The best valid record of each task (of its competing_records, the lowest
+// median cost; a measured one before any estimated one) on `target`
+// (target::Target::str()), by workload key. A record of another
 // target is never applied: its program was timed on other hardware and may
 // use instructions this one lacks.
 std::map<std::string, Record> best_records(const std::vector<Record>& records, const std::string& target);

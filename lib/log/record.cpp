@@ -64,6 +64,7 @@ MeasureResult result_from_json(const json& j) {
   r.timestamp = field(j, "result.", "time", "an integer", &json::is_number_integer).get<int64_t>();
   if (j.contains("estimated"))
     r.estimated = field(j, "result.", "estimated", "a boolean", &json::is_boolean).get<bool>();
+  if (j.contains("runoff")) r.runoff = field(j, "result.", "runoff", "a boolean", &json::is_boolean).get<bool>();
   if (std::string problem = costs_problem(r); !problem.empty()) field_fail("result.costs", problem);
   return r;
 }
@@ -135,6 +136,7 @@ json record_to_json(const Record& r) {
               {"run_s", r.result.run_seconds},
               {"time", r.result.timestamp}};
   if (r.result.estimated) result["estimated"] = true;
+  if (r.result.runoff) result["runoff"] = true;
   return json{
       {"v", kLogVersion},
       {"task", {{"key", r.task.workload_key}, {"name", r.task.name}, {"target", r.task.target}, {"dag", r.task.dag}}},

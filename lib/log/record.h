@@ -15,7 +15,8 @@
 // opaque JSON; "error" is a name from TUNECTL_MEASURE_ERRORS; "time" is
 // seconds since the epoch; "costs" are seconds, finite and non-negative, at
 // least one for an ok record and none for an error record. Every field is
-// required; unknown fields are ignored. Version 2 added the prepack step
+// required but the result's optional flags "estimated" and "runoff" (true
+// when present); unknown fields are ignored. Version 2 added the prepack step
 // ("PP") and constant placeholders in the DAG ("constant": true); a version 1
 // record is a valid version 2 record.
 #pragma once
@@ -74,6 +75,12 @@ struct MeasureResult {
   // The costs are an analytic estimate (construction without a device:
   // search/construct.h), not a measurement. Written only when true.
   bool estimated = false;
+  // The costs come from a runoff (tune/runoff.h): the task's fastest
+  // programs timed again side by side, call by call, so that the host's
+  // drift over a tuning run cannot decide between them. A task's latest
+  // runoff supersedes its records logged before it (log_file.h,
+  // competing_records). Written only when true.
+  bool runoff = false;
   bool ok() const { return error == MeasureError::None; }
   // Median of costs; +infinity on error.
   double median_cost() const;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <ctime>
-#include <functional>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -11,16 +10,14 @@
 #include <spdlog/spdlog.h>
 
 #include "backend/backend.h"
-#include "check/reference_check.h"
 #include "ir/error.h"
-#include "measure/worker.h"
-#include "runtime/kernel.h"
 #include "runtime/timer.h"
 #include "schedule/state.h"
 #include "search/candidate.h"
 #include "search/construct.h"
 #include "search/cost_model.h"
 #include "te/dag_json.h"
+#include "tune/side_by_side.h"
 
 namespace tunectl::tune {
 
@@ -38,7 +35,9 @@ struct TaskPrograms {
 std::vector<TaskPrograms> task_programs(const std::vector<log::Record>& records, int min_programs) {
   std::map<std::pair<std::string, std::string>, std::vector<const log::Record*>> by_task;
   for (const log::Record& r : records)
-    if (r.result.ok() && !r.result.estimated) by_task[{r.task.workload_key, r.task.target}].push_back(&r);
+    // A runoff's records time programs of the task again, in another hour.
+    if (r.result.ok() && !r.result.estimated && !r.result.runoff)
+      by_task[{r.task.workload_key, r.task.target}].push_back(&r);
   std::vector<TaskPrograms> out;
   for (const auto& [key, task_records] : by_task) {
     if (static_cast<int>(task_records.size()) < min_programs) continue;
@@ -75,47 +74,25 @@ std::vector<std::vector<double>> retime_task(const TaskPrograms& t, const Retime
   measure::MeasureOptions measure_options;
   measure_options.backend = backend;
   measure_options.cpu_calls = retime.calls;
-  std::vector<runtime::NDArray> inputs = check::check_inputs(*t.dag, retime.seed);
-  std::vector<runtime::NDArray> outputs = check::poisoned_outputs(*t.dag);
-  std::vector<void*> args;
-  for (runtime::NDArray& a : inputs) args.push_back(a.raw());
-  for (runtime::NDArray& a : outputs) args.push_back(a.raw());
-  // One kernel, its packed constants, arguments and timing options.
-  struct Program {
-    std::unique_ptr<runtime::Kernel> kernel;
-    std::vector<runtime::NDArray> packed;
-    std::vector<void*> args;
-    runtime::TimingOptions timing;
-  };
-  auto load = [&](size_t i) {
-    auto p = std::make_unique<Program>();
-    p->kernel = backend->build(*t.lowerings[i]->func);
-    p->args = p->kernel->pack_inputs(args, p->packed);
-    p->timing = measure::timing_options_for(*t.dag, inputs, p->packed, measure_options);
-    return p;
-  };
+  SideBySide programs(t.dag, measure_options, retime.seed);
   const size_t n = t.lowerings.size();
-  const std::unique_ptr<Program> anchor = load(0);
+  const size_t anchor = programs.add(*t.lowerings[0]->func);
   std::vector<std::vector<double>> times(n);
   double anchor_first = 0;
   const size_t batch = static_cast<size_t>(std::max(1, retime.batch));
   for (size_t begin = 1; begin < std::max<size_t>(n, 2); begin += batch) {
-    std::vector<std::unique_ptr<Program>> programs;
-    for (size_t i = begin; i < std::min(n, begin + batch); ++i) programs.push_back(load(i));
-    std::vector<std::function<void()>> calls{[&] { anchor->kernel->run(anchor->args.data()); }};
-    std::vector<runtime::TimingOptions> timing{anchor->timing};
-    for (const auto& p : programs) {
-      calls.push_back([&p] { p->kernel->run(p->args.data()); });
-      timing.push_back(p->timing);
-    }
-    const std::vector<runtime::Timing> measured = runtime::time_interleaved(calls, timing);
+    std::vector<size_t> which{anchor};
+    for (size_t i = begin; i < std::min(n, begin + batch); ++i) which.push_back(programs.add(*t.lowerings[i]->func));
+    const std::vector<runtime::Timing> measured = programs.time(which);
     if (begin == 1) {
       anchor_first = measured[0].median();
       times[0] = measured[0].seconds_per_call;
     }
     const double scale = anchor_first / measured[0].median();
-    for (size_t i = 0; i < programs.size(); ++i)
-      for (double s : measured[i + 1].seconds_per_call) times[begin + i].push_back(s * scale);
+    for (size_t i = 1; i < which.size(); ++i) {
+      for (double s : measured[i].seconds_per_call) times[begin + i - 1].push_back(s * scale);
+      programs.release(which[i]);
+    }
   }
   return times;
 }

@@ -25,7 +25,8 @@ struct TaskRanking {
 
 // Every task (per target: llvm and cuda) with at least min_programs
 // measured records, in workload-key order. Estimated records (construction)
-// are no measurement and are left out, as are records whose program no
+// are no measurement and are left out, as are a runoff's (the same programs
+// timed again), as are records whose program no
 // longer replays or lowers (timed before a later check refused it).
 std::vector<TaskRanking> rank_measured_programs(const std::vector<log::Record>& records, int min_programs);
 

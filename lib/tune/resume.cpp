@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "ir/error.h"
 #include "log/log_file.h"
@@ -57,10 +58,18 @@ ResumeState resume_from_log(const std::vector<log::Record>& records, const std::
       }
     }
   }
+  // After a runoff, the best is its winner's (or a later record's), as the
+  // log's readers take it (log::best_records); the records come of one target.
+  std::set<std::string> had_runoff;
+  for (const log::Record& r : records)
+    if (r.result.runoff) had_runoff.insert(r.task.workload_key);
+  const std::map<std::string, log::Record> best =
+      had_runoff.empty() ? std::map<std::string, log::Record>{} : log::best_records(records, records.front().task.target);
   for (size_t t = 0; t < tasks.size(); ++t) {
     ResumedTask& rt = out.tasks[t];
     rt.best_cost = costs[t].empty() ? std::numeric_limits<double>::infinity()
                                     : *std::min_element(costs[t].begin(), costs[t].end());
+    if (had_runoff.count(tasks[t].workload_key)) rt.best_cost = best.at(tasks[t].workload_key).result.median_cost();
     rt.history = best_cost_history(costs[t], measures_per_round);
   }
   return out;

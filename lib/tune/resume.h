@@ -25,7 +25,7 @@ struct ResumedTask {
   int trials = 0;   // records of the task, replayable or not
   int errors = 0;   // of those, error records
   std::string first_error;  // the first error record's kind and message
-  double best_cost = std::numeric_limits<double>::infinity();  // lowest median cost
+  double best_cost = std::numeric_limits<double>::infinity();  // lowest median cost; after a runoff its winner's
   // Best cost so far after each chunk of measures_per_round records, in log
   // order: the rounds the scheduler would have seen.
   std::vector<double> history;

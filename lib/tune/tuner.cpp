@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -84,6 +85,8 @@ class Tuner {
   std::string stop_reason() const;
   double elapsed() const { return seconds_since(start_); }
   void show_progress(int t, bool end_of_round);
+  // The runoff (runoff.h): each task's best becomes its winner's cost.
+  void run_runoff(const measure::MeasureOptions& measure_options);
 
   const std::vector<tasks::Task>& tasks_;
   const TuneOptions& o_;
@@ -223,6 +226,29 @@ void Tuner::tune_round(int t) {
   scheduler_.report_round(t, run.best_cost);
 }
 
+void Tuner::run_runoff(const measure::MeasureOptions& measure_options) {
+  const Clock::time_point start = Clock::now();
+  spdlog::info("runoff: timing the {} fastest programs of each task side by side", o_.runoff_top);
+  std::vector<tasks::Task> timed = tasks_;
+  std::set<std::string> keys;
+  for (const tasks::Task& t : tasks_) keys.insert(t.workload_key);
+  for (const tasks::Task& t : o_.runoff_also)
+    if (keys.insert(t.workload_key).second) timed.push_back(t);
+  summary_.runoff = runoff(timed, log::read_log(o_.log_path).records, o_.runoff_top, measure_options, *writer_,
+                           [&] { return guard_->interrupted(); });
+  summary_.runoff.resize(tasks_.size());  // the summary's tasks
+  // The best as the log's readers now take it: the winner, or where two
+  // runoffs of a task follow each other in the log, the faster of both.
+  const std::map<std::string, log::Record> best =
+      log::best_records(log::read_log(o_.log_path).records, backend_->target().str());
+  for (size_t t = 0; t < tasks_.size(); ++t) {
+    const RunoffTask& r = summary_.runoff[t];
+    if (r.programs > 0) runs_[t].best_cost = best.at(tasks_[t].workload_key).result.median_cost();
+    if (!r.problem.empty()) warn(summary_, "runoff of " + tasks_[t].name + ": " + r.problem);
+  }
+  summary_.time.runoff_s = seconds_since(start);
+}
+
 TuneSummary Tuner::run() {
   InterruptGuard guard;
   guard_ = &guard;
@@ -304,6 +330,7 @@ TuneSummary Tuner::run() {
     show_progress(t, true);
   }
   progress_->finish();
+  if (!guard.interrupted() && o_.runoff_top > 0 && !backend_->builds_device_code()) run_runoff(measure_options);
 
   summary_.interrupted = guard.interrupted();
   if (summary_.interrupted) summary_.stop_reason = "interrupted";
@@ -314,7 +341,7 @@ TuneSummary Tuner::run() {
   time.checking_s = measured.checking_s;
   time.timing_s = measured.timing_s;
   time.other_s = std::max(0.0, summary_.wall_seconds - time.search_s - time.lowering_s - time.compiling_s -
-                                   time.checking_s - time.timing_s - time.training_s);
+                                   time.checking_s - time.timing_s - time.training_s - time.runoff_s);
   for (size_t t = 0; t < tasks_.size(); ++t) {
     TaskSummary& ts = summary_.tasks[t];
     ts.rounds = scheduler_.rounds(static_cast<int>(t));

@@ -16,6 +16,10 @@
 // (transfer.h, `--retime`) are seeds too: measured first, fastest first, in
 // as many of the task's rounds as they fill, unless the log has them.
 //
+// Runoff: on the host CPU a run that was not interrupted ends by timing
+// each task's fastest programs again side by side (runoff.h); the winners
+// become the tasks' best.
+//
 // Progress: one live line on stderr while tuning (task, round, trials done of
 // the budget, best GFLOP/s of the task, estimated end-to-end latency
 // sum(weight x best), time left), then the caller prints summary_table().
@@ -34,6 +38,7 @@
 #include "search/search_params.h"
 #include "tasks/extract.h"
 #include "tasks/scheduler.h"
+#include "tune/runoff.h"
 
 namespace tunectl::tune {
 
@@ -63,6 +68,14 @@ struct TuneOptions {
   // the run with it as the stop reason (--layout auto's first round ends
   // once a layout cannot win, cmd/tune.cpp).
   std::function<std::string(const std::map<std::string, double>& best_by_key)> stop_when;
+  // Host CPU: after the search (unless interrupted), each task's fastest
+  // programs, up to this many, are timed again side by side and the winner
+  // becomes its best (runoff.h). 0: no runoff.
+  int runoff_top = 4;
+  // More tasks for the runoff to time (those of the layouts a choice sets
+  // these tasks against: --layout auto's other candidates), so that the
+  // choice compares times of one runoff. A task given twice is timed once.
+  std::vector<tasks::Task> runoff_also;
   tasks::SchedulerParams scheduler;
   search::SearchParams search;
   search::XgbParams xgb;
@@ -90,6 +103,7 @@ struct TimeSplit {
   double checking_s = 0;   // reference outputs and each candidate's checked first run
   double timing_s = 0;     // timed repeats
   double training_s = 0;   // cost-model updates
+  double runoff_s = 0;     // the runoff that ends the run (runoff.h)
   double other_s = 0;      // the rest: reading the log and training on it, writing records
 };
 
@@ -114,6 +128,7 @@ struct TuneSummary {
   std::vector<std::string> warnings;  // log repairs and skipped records (also printed to stderr)
   std::vector<Bug> bugs;    // internal errors of this run's measurements
   bool estimated = false;   // costs from the analytic model: no program was timed (construct_tasks.h)
+  std::vector<RunoffTask> runoff;  // one per task when a runoff ran, else empty
   // sum(weight x best cost) over tasks; +inf while a task has no valid program.
   double estimated_latency() const;
 };

@@ -92,10 +92,10 @@ expect 0 "$gpu_records records of 'cuda -arch=sm_90' are for another target than
 # has a 15th that the model no longer makes).
 if $cpu_runs_here; then
   expect 0 "the best programs of 14 tasks start this run" -- "$tunectl" tune "$model" --target "$host_cpu" \
-    --records "$host_log" --trials 0 --log "$work/transfer.json" --kernels "$work/transfer.kernels"
+    --records "$host_log" --trials 0 --runoff 0 --log "$work/transfer.json" --kernels "$work/transfer.kernels"
   check "the transferred records are in the new log" test "$(wc -l <"$work/transfer.json")" -eq 14
   expect 0 "wrote 7 of 7 kernels" -- "$tunectl" tune "$model" --target "$host_cpu" --records "$host_log" --trials 0 \
-    --log "$work/transfer.json" --kernels "$work/transfer.kernels"
+    --runoff 0 --log "$work/transfer.json" --kernels "$work/transfer.kernels"
   check "a second transfer adds nothing" test "$(wc -l <"$work/transfer.json")" -eq 14
   # tune --retime: each NCHW task measures the other log's best program
   # again, in its one round of one; no record is copied.

@@ -200,6 +200,35 @@ TEST_CASE("best_records keeps the lowest median per task and ignores errors", "[
     CHECK(best_records(with_estimate, target).at("d").result.estimated);
   }
 
+  SECTION("a task's latest runoff supersedes its records before it; later records still compete") {
+    auto runoff = [&](const std::string& key, double cost, int64_t stamp) {
+      Record r = record(key, {cost}, MeasureError::None, stamp);
+      r.result.runoff = true;
+      return r;
+    };
+    std::vector<Record> with_runoff = records;
+    // a: its best so far (median 3, timestamp 3) timed again at 4 and 4.5.
+    with_runoff.push_back(runoff("a", 4.5, 20));
+    with_runoff.push_back(runoff("a", 4, 20));
+    const json j = record_to_json(with_runoff.back());
+    CHECK(j.at("result").at("runoff") == true);
+    CHECK(!record_to_json(records[0]).at("result").contains("runoff"));
+    CHECK(record_from_json(j).result.runoff);
+    CHECK(best_records(with_runoff, target).at("a").result.costs == std::vector<double>{4});
+    CHECK(competing_records(with_runoff, target).at("a").size() == 2);
+    // A record logged after the runoff competes with its winner by cost.
+    with_runoff.push_back(record("a", {3.5}, MeasureError::None, 21));
+    CHECK(best_records(with_runoff, target).at("a").result.timestamp == 21);
+    // A later runoff supersedes the first and that record too.
+    with_runoff.push_back(runoff("a", 3.8, 30));
+    with_runoff.push_back(runoff("a", 3.9, 30));
+    CHECK(best_records(with_runoff, target).at("a").result.costs == std::vector<double>{3.8});
+    CHECK(competing_records(with_runoff, target).at("a").size() == 2);
+    // Tasks without a runoff keep every record: c's best is still its own.
+    CHECK(best_records(with_runoff, target).at("c").result.timestamp == 6);
+    CHECK(competing_records(with_runoff, target).at("c").size() == 2);
+  }
+
   SECTION("records of other targets are named, and picked only when asked for") {
     CHECK(records_for_target(records, target).size() == 7);
     CHECK(other_targets_note(records, target) ==

@@ -97,11 +97,27 @@ TEST_CASE("the summary table says where the wall time went", "[tune]") {
   tune::TuneSummary s;
   s.tasks = {task_summary("only", 1, 1e6, 1e-3, 3, 0)};
   s.wall_seconds = 100;
-  s.time = {10, 5, 20, 15, 40, 8, 2};
+  s.time = {10, 5, 20, 15, 40, 5, 3, 2};
   const std::string table = tune::summary_table(s);
   INFO(table);
   CHECK(table.find("wall time: search 10.0 s (10%), lowering 5.0 s (5%), compiling 20.0 s (20%), checking 15.0 s "
-                   "(15%), timing 40.0 s (40%), training 8.0 s (8%), other 2.0 s (2%)\n") != std::string::npos);
+                   "(15%), timing 40.0 s (40%), training 5.0 s (5%), runoff 3.0 s (3%), other 2.0 s (2%)\n") !=
+        std::string::npos);
+  CHECK(table.find("runoff:") == std::string::npos);  // no runoff ran
+}
+
+TEST_CASE("the summary table says what the runoff changed", "[tune]") {
+  tune::TuneSummary s;
+  s.tasks = {task_summary("a", 2, 1e6, 1e-3, 3, 0), task_summary("b", 1, 1e6, 2e-3, 3, 0),
+             task_summary("c", 1, 1e6, 4e-3, 3, 0)};
+  s.time.runoff_s = 1.5;
+  // a: a new best, slower than the search timed it; b kept its best; c had none to time.
+  s.runoff = {{3, 0.9e-3, 1e-3, true, ""}, {2, 2e-3, 2e-3, false, ""}, {}};
+  const std::string table = tune::summary_table(s);
+  INFO(table);
+  CHECK(table.find("runoff: up to 3 programs of each of 2 tasks timed side by side (1.5 s): a new best for 1 of them; "
+                   "their sum of weight x best 4.0000 ms by the runoff's times, 3.8000 ms by the search's\n") !=
+        std::string::npos);
 }
 
 TEST_CASE("progress line and durations", "[tune]") {
