@@ -83,7 +83,7 @@ RunoffTask runoff_task(const tasks::Task& task, const std::vector<const log::Rec
 
 std::vector<RunoffTask> runoff(const std::vector<tasks::Task>& tasks, const std::vector<log::Record>& records,
                                int top, const measure::MeasureOptions& options, log::LogWriter& writer,
-                               const std::function<bool()>& stop) {
+                               const std::function<bool(size_t task)>& next) {
   user_check(!options.backend->builds_device_code(), "tune: the runoff times programs on the host CPU only");
   user_check(top >= 1, "tune: a runoff needs at least one program per task, got ", top);
   const std::map<std::string, std::vector<const log::Record*>> competing =
@@ -93,7 +93,7 @@ std::vector<RunoffTask> runoff(const std::vector<tasks::Task>& tasks, const std:
   const int64_t timestamp = static_cast<int64_t>(std::time(nullptr));
   std::vector<RunoffTask> out(tasks.size());
   for (size_t t = 0; t < tasks.size(); ++t) {
-    if (stop && stop()) break;
+    if (next && !next(t)) break;
     auto it = competing.find(tasks[t].workload_key);
     if (it == competing.end()) continue;
     const std::vector<const log::Record*> candidates = fastest_programs(it->second, top);

@@ -36,6 +36,6 @@ struct RunoffTask {
 // device code.
 std::vector<RunoffTask> runoff(const std::vector<tasks::Task>& tasks, const std::vector<log::Record>& records,
                                int top, const measure::MeasureOptions& options, log::LogWriter& writer,
-                               const std::function<bool()>& stop);
+                               const std::function<bool(size_t task)>& next);
 
 }  // namespace tunectl::tune

@@ -234,8 +234,24 @@ void Tuner::run_runoff(const measure::MeasureOptions& measure_options) {
   for (const tasks::Task& t : tasks_) keys.insert(t.workload_key);
   for (const tasks::Task& t : o_.runoff_also)
     if (keys.insert(t.workload_key).second) timed.push_back(t);
-  summary_.runoff = runoff(timed, log::read_log(o_.log_path).records, o_.runoff_top, measure_options, *writer_,
-                           [&] { return guard_->interrupted(); });
+  // The progress line names the task the runoff times.
+  auto next = [&](size_t t) {
+    ProgressInfo p;
+    p.round = round_;
+    p.task = static_cast<int>(t);
+    p.num_tasks = static_cast<int>(timed.size());
+    p.task_name = "runoff: " + timed[t].name;
+    p.trials = summary_.new_trials;
+    p.trial_budget = o_.trials;
+    p.latency_s = scheduler_.objective();
+    p.elapsed_s = elapsed();
+    p.left_s = t == 0 ? -1 : seconds_since(start) / static_cast<double>(t) * static_cast<double>(timed.size() - t);
+    progress_->update(p, false);
+    return !guard_->interrupted();
+  };
+  summary_.runoff =
+      runoff(timed, log::read_log(o_.log_path).records, o_.runoff_top, measure_options, *writer_, next);
+  progress_->finish();
   summary_.runoff.resize(tasks_.size());  // the summary's tasks
   // The best as the log's readers now take it: the winner, or where two
   // runoffs of a task follow each other in the log, the faster of both.
