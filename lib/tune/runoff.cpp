@@ -29,7 +29,7 @@ std::vector<const log::Record*> fastest_programs(std::vector<const log::Record*>
   std::set<std::string> programs;
   for (const log::Record* r : competing) {
     if (static_cast<int>(out.size()) == top) break;
-    if (programs.insert(schedule::steps_to_json(r->steps).dump()).second) out.push_back(r);
+    if (programs.insert(log::program_key(r->task.workload_key, r->steps)).second) out.push_back(r);
   }
   return out;
 }
