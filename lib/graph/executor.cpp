@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "backend/backend.h"
+#include "graph/concat_views.h"
 #include "graph/convert.h"
 #include "graph/memory_plan.h"
 #include "ir/error.h"
@@ -39,12 +40,6 @@ struct Launch {
   std::vector<void*> bound;           // per argument: its address
   std::vector<std::pair<size_t, std::string>> graph_inputs;  // (argument, graph input) to patch per run
 };
-
-size_t value_bytes(const ValueInfo& info) {
-  size_t n = 1;
-  for (int64_t d : info.shape) n *= static_cast<size_t>(d);
-  return n * static_cast<size_t>(ir::dtype_bytes(info.dtype));
-}
 
 struct FreeDeleter {
   void operator()(uint8_t* p) const { std::free(p); }
@@ -165,7 +160,18 @@ void Executor::Impl::plan_values() {
                    "constant ", name, " does not match its value info");
     slots[name] = {Home::Constant, 0};
   }
-  // Lifetimes of subgraph outputs, in subgraph order; graph outputs live to the end.
+  // A placed Concat's output is one buffer and each of its inputs a run of
+  // it (concat_views): the buffer lives from its first part's kernel to the
+  // last reader of it or of any part.
+  std::map<std::string, std::pair<std::string, size_t>> part_of;  // part -> (the Concat's output, byte offset)
+  const std::vector<ConcatView> views = concat_views(graph);
+  for (const ConcatView& v : views)
+    for (const ConcatView::Part& p : v.parts) part_of[p.value] = {v.output, p.offset};
+  auto buffer_of = [&](const std::string& value) {
+    auto it = part_of.find(value);
+    return it == part_of.end() ? value : it->second.first;
+  };
+  // Lifetimes of the buffers, in subgraph order; graph outputs live to the end.
   std::vector<std::string> names;
   std::vector<BufferLifetime> lifetimes;
   std::map<std::string, size_t> index;
@@ -173,7 +179,7 @@ void Executor::Impl::plan_values() {
   for (int s = 0; s < end; ++s) {
     for (const auto& in : subgraphs[s].inputs) {
       if (slots.count(in) && slots[in].home != Home::Arena) continue;
-      auto it = index.find(in);
+      auto it = index.find(buffer_of(in));
       internal_check(it != index.end(), "subgraph ", subgraphs[s].name, " reads ", in,
                      ", which is neither a graph input, a constant nor an earlier subgraph's output");
       lifetimes[it->second].last = s;
@@ -181,17 +187,27 @@ void Executor::Impl::plan_values() {
     for (const auto& out : subgraphs[s].outputs) {
       internal_check(!slots.count(out), "value ", out, " is defined twice");
       slots[out] = {Home::Arena, 0};
-      index[out] = names.size();
-      names.push_back(out);
-      lifetimes.push_back({value_bytes(graph.info(out)), s, s});
+      const std::string buffer = buffer_of(out);
+      internal_check(buffer == out || !slots.count(buffer), "value ", buffer, " is computed by a kernel and placed");
+      if (index.emplace(buffer, names.size()).second) {
+        names.push_back(buffer);
+        lifetimes.push_back({value_bytes(graph.info(buffer)), s, s});
+      }
+      lifetimes[index[buffer]].last = s;
     }
+  }
+  for (const ConcatView& v : views) {
+    for (const ConcatView::Part& p : v.parts)
+      internal_check(slots.count(p.value), "no subgraph computes ", p.value, ", a part of ", v.output);
+    slots[v.output] = {Home::Arena, 0};
   }
   for (const auto& out : graph.outputs) {
     internal_check(slots.count(out), "graph output ", out, " is produced by no subgraph");
-    if (auto it = index.find(out); it != index.end()) lifetimes[it->second].last = end;
+    if (auto it = index.find(buffer_of(out)); it != index.end()) lifetimes[it->second].last = end;
   }
   plan = plan_memory(lifetimes);
   for (size_t i = 0; i < names.size(); ++i) slots[names[i]].offset = plan.offsets[i];
+  for (const auto& [part, place] : part_of) slots[part].offset = slots[place.first].offset + place.second;
   const size_t bytes = std::max<size_t>(plan.arena_bytes, kBufferAlignment);
   if (device) {
     device_arena = std::make_unique<DeviceBuffer>(*device, bytes);

@@ -135,6 +135,12 @@ std::string Graph::fresh_name(const std::string& base) const {
   return name;
 }
 
+size_t value_bytes(const ValueInfo& info) {
+  size_t n = static_cast<size_t>(ir::dtype_bytes(info.dtype));
+  for (int64_t d : info.shape) n *= static_cast<size_t>(d);
+  return n;
+}
+
 std::string describe(ValueKind kind) {
   switch (kind) {
     case ValueKind::Tensor: return "a tensor";

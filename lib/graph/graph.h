@@ -4,6 +4,7 @@
 // one, graph passes rewrite it, graph::partition cuts it into subgraphs.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -84,6 +85,9 @@ struct CompositeValue {
 
 // "a sequence", "an optional tensor", ... for messages.
 std::string describe(ValueKind kind);
+
+// The bytes of a tensor value of that static shape.
+size_t value_bytes(const ValueInfo& info);
 
 // An output container's value, from the tensors the model computed.
 CompositeValue composite_value(const Composite& layout, const std::map<std::string, runtime::NDArray>& tensors);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/concat_views.h"
 #include "graph/convert.h"
 #include "ir/error.h"
 #include "ops/op_util.h"
@@ -25,9 +26,13 @@ struct Group {
 class Partitioner {
  public:
   explicit Partitioner(const Graph& g) : g_(g) {
+    for (const ConcatView& v : concat_views(g)) {
+      placed_.insert(v.node);
+      for (const ConcatView::Part& p : v.parts) view_parts_[v.output].push_back(p.value);
+    }
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       for (const std::string& o : g.nodes[i].outputs)
-        if (!o.empty()) producer_[o] = static_cast<int>(i);
+        if (!o.empty() && !placed_.count(static_cast<int>(i))) producer_[o] = static_cast<int>(i);
       std::set<std::string> read(g.nodes[i].inputs.begin(), g.nodes[i].inputs.end());
       for (const std::string& in : read)
         if (!in.empty()) readers_[in].push_back(static_cast<int>(i));
@@ -58,6 +63,7 @@ class Partitioner {
 
  private:
   void place(int i) {
+    if (placed_.count(i)) return;  // no kernel: its inputs are computed into its output
     const Node& n = g_.nodes[i];
     OpClass cls = op_class(n);
     user_check(cls != OpClass::Container, n.describe(),
@@ -74,10 +80,13 @@ class Partitioner {
       user_fail(n.describe(), " computes shape data from values that are not constants; it must fold away before "
                 "partitioning");
     }
-    std::set<int> reads;  // groups whose values n reads
+    std::set<int> reads;  // groups whose values n reads; a placed Concat's output: those computing its parts
     for (const std::string& in : n.inputs) {
-      auto it = producer_.find(in);
-      if (it != producer_.end()) reads.insert(group_of_[it->second]);
+      auto parts = view_parts_.find(in);
+      for (const std::string& v : parts == view_parts_.end() ? std::vector<std::string>{in} : parts->second) {
+        auto it = producer_.find(v);
+        if (it != producer_.end()) reads.insert(group_of_[it->second]);
+      }
     }
     // A transform out of channel blocks starts a kernel of its own, so that
     // the convolution before it writes whole vectors of its blocks and is
@@ -138,7 +147,9 @@ class Partitioner {
   }
 
   const Graph& g_;
-  std::map<std::string, int> producer_;
+  std::set<int> placed_;                                        // Concat nodes placed in memory (concat_views)
+  std::map<std::string, std::vector<std::string>> view_parts_;  // a placed Concat's output -> its inputs
+  std::map<std::string, int> producer_;                         // but of placed Concats' outputs
   std::map<std::string, std::vector<int>> readers_;  // the nodes reading each value, once each
   std::set<std::string> graph_outputs_;
   std::vector<int> group_of_;

@@ -17,6 +17,9 @@
 // twice, and producers are not fused into a following anchor (TVM fuses
 // injective producers such as a pad into a conv; ops/ already folds the
 // padding into conv2d, and the remaining cases stay separate kernels).
+// A Concat that concat_views places in memory is in no subgraph: its inputs
+// are subgraph outputs (computed into their runs of its output), and a
+// reader of its output runs after every kernel that computes a part.
 // Subgraphs come out in an order in which each runs after those it reads.
 // A placeholder that reads a model constant is marked constant (so a kernel
 // may take it prepacked, schedule::PrepackStep).

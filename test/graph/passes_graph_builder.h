@@ -5,12 +5,15 @@
 // with the reference evaluator.
 #pragma once
 
+#include <algorithm>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "graph/concat_views.h"
 #include "graph/convert.h"
 #include "graph/graph.h"
 #include "graph/partition.h"
@@ -122,17 +125,31 @@ inline std::map<std::string, runtime::NDArray> run_nodes(const Graph& g,
 }
 
 // Runs the subgraphs in order, each DAG on its inputs; returns every value
-// that crossed a subgraph boundary.
+// that crossed a subgraph boundary. A Concat placed in memory (which no
+// subgraph computes) is its parts' bytes one after another, as the
+// executor's buffer holds them.
 inline std::map<std::string, runtime::NDArray> run_subgraphs(const Graph& g, const std::vector<Subgraph>& sgs,
                                                              const std::map<std::string, runtime::NDArray>& inputs) {
   std::map<std::string, runtime::NDArray> values;
   for (const auto& [name, value] : g.constants) values[name] = reshaped(value, te_shape(value.shape()));
   for (const auto& [name, value] : inputs) values[name] = value;
+  const std::vector<ConcatView> views = concat_views(g);
   for (const Subgraph& sg : sgs) {
     std::vector<runtime::NDArray> feed;
     for (const std::string& in : sg.inputs) feed.push_back(values.at(in));
     std::vector<runtime::NDArray> results = te::evaluate(*sg.dag, feed);
     for (size_t k = 0; k < sg.outputs.size(); ++k) values[sg.outputs[k]] = results[k];
+    for (const ConcatView& v : views) {
+      if (values.count(v.output) || !std::all_of(v.parts.begin(), v.parts.end(), [&](const ConcatView::Part& p) {
+            return values.count(p.value) > 0;
+          }))
+        continue;
+      const ValueInfo& info = g.info(v.output);
+      runtime::NDArray out(info.dtype, te_shape(info.shape));
+      for (const ConcatView::Part& p : v.parts)
+        std::memcpy(static_cast<uint8_t*>(out.raw()) + p.offset, values.at(p.value).raw(), values.at(p.value).num_bytes());
+      values[v.output] = std::move(out);
+    }
   }
   return values;
 }
