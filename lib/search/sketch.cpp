@@ -151,6 +151,33 @@ void add_vector_rfactor(State& s, int i) {
   if (n_spatial > 0) s.apply(schedule::ComputeAtStep{i, i + 1, n_spatial - 1});
 }
 
+// A reduction without reuse whose innermost spatial axis every load reads
+// as its last index, alone (the lanes of a channel-blocked pooling: the
+// window or image is reduced along other axes). Reduced in the loop order
+// of the op, each output's lanes would be gathered one by one.
+bool reads_lanes_contiguously(const te::Tensor& op) {
+  if (op->reduce() == nullptr || op->axes.empty() || op->axes.back().extent < 2 || has_data_reuse(op)) return false;
+  const ir::Var& lanes = op->axes.back().var;
+  LoadCollector c;
+  c.visit(op->body);
+  return !c.loads.empty() && std::all_of(c.loads.begin(), c.loads.end(), [&](const ir::LoadNode* load) {
+    if (load->indices.empty() || !load->indices.back().same_as(lanes)) return false;
+    return std::none_of(load->indices.begin(), load->indices.end() - 1,
+                        [&](const ir::Expr& e) { return ir::uses_var(e, lanes); });
+  });
+}
+
+// Such a reduction with its reduce loops moved outside the lanes, which
+// then vectorize: one vector of outputs accumulated per point reduced.
+void reduce_outside_lanes(State& s, int i) {
+  const int n_spatial = static_cast<int>(s.stages[i].op->axes.size());
+  std::vector<int> order;
+  for (int p = 0; p < static_cast<int>(s.stages[i].leaves.size()); ++p)
+    if (p != n_spatial - 1) order.push_back(p);
+  order.push_back(n_spatial - 1);
+  s.apply(schedule::ReorderStep{i, order});
+}
+
 // A pass of a Winograd transform (ops/conv2d_winograd.h): an element-wise
 // stage tagged "winograd" over [rows, columns, tiles, blocks, lanes], a chain
 // of selects over its formulas that only unrolling makes cheap.
@@ -436,6 +463,7 @@ std::vector<State> expand_cpu(const State& s, int i, const SearchParams& params)
     branch([&](State& n) { add_vector_rfactor(n, i); });
   }
   if (out.empty()) out.push_back(s);
+  if (reads_lanes_contiguously(st.op)) branch([&](State& n) { reduce_outside_lanes(n, i); });
   return out;
 }
 

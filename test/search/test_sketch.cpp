@@ -14,6 +14,7 @@
 #include "graph/import.h"
 #include "graph/partition.h"
 #include "graph/passes.h"
+#include "ops/pool.h"
 #include "ops/registry.h"
 #include "runtime/timer.h"
 #include "search/mutation.h"
@@ -345,6 +346,38 @@ TEST_CASE("a vector rfactor's partial axis is drawn a multiple of the vector wid
   }
   // 3 in 4 draws aligned (aligned_vector_tile_prob); unaligned ones only by chance.
   CHECK(aligned * 2 > draws);
+}
+
+TEST_CASE("a channel-blocked pooling gets a sketch that reduces outside its lanes, which vectorize", "[sketch][cpu]") {
+  // SqueezeNet's global average pool in blocks of 16: in the op's order each
+  // output's 169 points are summed lane by lane, a gather of stride 16.
+  auto blocked = std::make_shared<const te::ComputeDAG>(
+      std::vector<te::Tensor>{ops::global_avg_pool2d(te::placeholder("x", {1, 4, 13, 13, 16}))});
+  auto lanes_last = [](const State& s) {
+    const schedule::Stage& sum = s.stages[1];
+    const int n = static_cast<int>(sum.leaves.size());
+    return s.stages.size() == 3 && sum.leaf(n - 1).kind == ir::IterKind::Spatial &&
+           sum.leaf(n - 2).kind == ir::IterKind::Reduce;
+  };
+  std::vector<State> sketches = search::generate_sketches(blocked);
+  REQUIRE(std::count_if(sketches.begin(), sketches.end(), lanes_last) == 1);
+  std::mt19937_64 rng(7);
+  bool vectorized = false;
+  for (const search::Candidate& c : search::sample_initial_population(sketches, 24, rng)) {
+    if (!lanes_last(c.state)) continue;
+    const schedule::Stage& sum = c.state.stages[1];
+    vectorized = vectorized || sum.leaf(static_cast<int>(sum.leaves.size()) - 1).annotation ==
+                                   schedule::IterAnnotation::Vectorize;
+  }
+  CHECK(vectorized);
+  check_dag(blocked, 6, 9);
+  // Reductions that read their innermost output axis elsewhere than as the
+  // last index (rows of a softmax) or have no lanes (NCHW) get no such sketch.
+  for (const auto& dag : {op_dag("softmax", {{"shape", {80, 40}}}),
+                          std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{
+                              ops::global_avg_pool2d(te::placeholder("x", {1, 64, 13, 13}))})}) {
+    for (const State& s : search::generate_sketches(dag)) CHECK_FALSE(lanes_last(s));
+  }
 }
 
 TEST_CASE("annotation parallelizes past a leading loop of extent 1", "[sketch][cpu]") {
