@@ -14,6 +14,7 @@
 #include "cmd/model_inputs.h"
 #include "cmd/model_layout.h"
 #include "cmd/subcommands.h"
+#include "graph/concat_views.h"
 #include "graph/partition.h"
 #include "ir/printer.h"
 #include "tasks/extract.h"
@@ -49,7 +50,7 @@ std::string join(const std::vector<std::string>& parts) {
   return s;
 }
 
-void print_table(const std::vector<tasks::Task>& tasks, size_t subgraphs) {
+void print_table(const std::vector<tasks::Task>& tasks, size_t subgraphs, size_t concats_in_place) {
   // Columns as wide as their longest entry (GPT-2's split projection).
   std::vector<std::string> shapes;
   int name_width = 32, shapes_width = 60;
@@ -72,6 +73,9 @@ void print_table(const std::vector<tasks::Task>& tasks, size_t subgraphs) {
   }
   std::printf("total: %zu tasks, %zu subgraphs (sum of weights %d), %.4f GFLOP per model run\n", tasks.size(),
               subgraphs, total_weight, total);
+  if (concats_in_place > 0)
+    std::printf("%zu Concat%s computed in place: no kernel, their inputs written into their output\n", concats_in_place,
+                concats_in_place == 1 ? "" : "s");
 }
 
 nlohmann::ordered_json to_json(const std::vector<tasks::Task>& tasks) {
@@ -100,7 +104,7 @@ void run_tasks(const TasksOptions& o) {
   if (o.json) {
     std::printf("%s\n", to_json(tasks).dump(2).c_str());
   } else {
-    print_table(tasks, subgraphs.size());
+    print_table(tasks, subgraphs.size(), graph::concat_views(g).size());
   }
 }
 

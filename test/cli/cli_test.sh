@@ -34,6 +34,8 @@ expect 2 "not valid JSON" -- "$tunectl" compile-op --op matmul --steps '[["SP"'
 expect 0 "total: 9 tasks" -- "$tunectl" tasks "$model"
 expect 0 "-> [1x1x32x32x3]" -- "$tunectl" tasks "$model" --target "llvm -mcpu=x86-64-v3"
 expect 0 "total: 7 tasks" -- "$tunectl" tasks "$model" --layout nchw
+# SqueezeNet's eight fire modules: their channel Concats cost no kernel.
+expect 0 "8 Concats computed in place" -- "$tunectl" tasks "$onnx/light/light_squeezenet.onnx"
 expect 1 "--layout" -- "$tunectl" tasks "$model" --layout nhwc
 expect 2 "--layout nchwc is for CPU targets" -- "$tunectl" tasks "$model" --target cuda --layout nchwc
 expect 0 "workload_key" -- "$tunectl" tasks "$model" --json
