@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -35,7 +36,8 @@ std::vector<const log::Record*> fastest_programs(std::vector<const log::Record*>
 }
 
 RunoffTask runoff_task(const tasks::Task& task, const std::vector<const log::Record*>& candidates,
-                       const measure::MeasureOptions& options, int64_t timestamp, log::LogWriter& writer) {
+                       const measure::MeasureOptions& options, int64_t timestamp, log::LogWriter& writer,
+                       std::vector<log::Record>& appended) {
   RunoffTask out;
   out.before_s = candidates.front()->result.median_cost();
   SideBySide side(task.dag, options, options.reference_seed);
@@ -72,6 +74,7 @@ RunoffTask runoff_task(const tasks::Task& task, const std::vector<const log::Rec
     r.result.timestamp = timestamp;
     r.result.runoff = true;
     writer.append(r);
+    appended.push_back(std::move(r));
     if (times[i].median() < times[winner].median()) winner = i;
   }
   out.after_s = times[winner].median();
@@ -81,7 +84,7 @@ RunoffTask runoff_task(const tasks::Task& task, const std::vector<const log::Rec
 
 }  // namespace
 
-std::vector<RunoffTask> runoff(const std::vector<tasks::Task>& tasks, const std::vector<log::Record>& records,
+std::vector<RunoffTask> runoff(const std::vector<tasks::Task>& tasks, std::vector<log::Record>& records,
                                int top, const measure::MeasureOptions& options, log::LogWriter& writer,
                                const std::function<bool(size_t task)>& next) {
   user_check(!options.backend->builds_device_code(), "tune: the runoff times programs on the host CPU only");
@@ -92,13 +95,15 @@ std::vector<RunoffTask> runoff(const std::vector<tasks::Task>& tasks, const std:
   // another, are what marks its runoff in the log: log::competing_records).
   const int64_t timestamp = static_cast<int64_t>(std::time(nullptr));
   std::vector<RunoffTask> out(tasks.size());
+  std::vector<log::Record> appended;  // apart until the end: `competing` points into `records`
   for (size_t t = 0; t < tasks.size(); ++t) {
     if (next && !next(t)) break;
     auto it = competing.find(tasks[t].workload_key);
     if (it == competing.end()) continue;
     const std::vector<const log::Record*> candidates = fastest_programs(it->second, top);
-    if (!candidates.empty()) out[t] = runoff_task(tasks[t], candidates, options, timestamp, writer);
+    if (!candidates.empty()) out[t] = runoff_task(tasks[t], candidates, options, timestamp, writer, appended);
   }
+  records.insert(records.end(), std::make_move_iterator(appended.begin()), std::make_move_iterator(appended.end()));
   return out;
 }
 

@@ -1,6 +1,6 @@
 // The runoff that ends a measured `tune` on the host CPU: each task's
 // fastest programs (by the log, up to `top` distinct ones) timed again side
-// by side, call by call (side_by_side.h), one record each flagged `runoff`
+// by side, in rounds (side_by_side.h), one record each flagged `runoff`
 // (log/record.h), so that its winner becomes the task's best
 // (log::competing_records). The tuner times each candidate once, when it
 // is found: on a shared host whose speed drifts by tens of percent over an
@@ -30,11 +30,11 @@ struct RunoffTask {
 
 // Times the runoff of each task on `options`' backend (a host CPU; as the
 // tuner times candidates: set_cpu_timing) and appends its records through
-// `writer`. `records` are the log's (of any target). One entry per task;
-// `stop` is asked between tasks (an interrupt ends the runoff there: the
-// tasks done keep their records). UserError for a backend that builds
-// device code.
-std::vector<RunoffTask> runoff(const std::vector<tasks::Task>& tasks, const std::vector<log::Record>& records,
+// `writer` and, at the end, to `records` (the log's, of any target), which
+// then hold what the log does. One entry per task; `next` is asked before
+// each task (false, on an interrupt, ends the runoff there: the tasks done
+// keep their records). UserError for a backend that builds device code.
+std::vector<RunoffTask> runoff(const std::vector<tasks::Task>& tasks, std::vector<log::Record>& records,
                                int top, const measure::MeasureOptions& options, log::LogWriter& writer,
                                const std::function<bool(size_t task)>& next);
 

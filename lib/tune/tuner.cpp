@@ -249,14 +249,13 @@ void Tuner::run_runoff(const measure::MeasureOptions& measure_options) {
     progress_->update(p, false);
     return !guard_->interrupted();
   };
-  summary_.runoff =
-      runoff(timed, log::read_log(o_.log_path).records, o_.runoff_top, measure_options, *writer_, next);
+  std::vector<log::Record> records = log::read_log(o_.log_path).records;
+  summary_.runoff = runoff(timed, records, o_.runoff_top, measure_options, *writer_, next);
   progress_->finish();
   summary_.runoff.resize(tasks_.size());  // the summary's tasks
   // The best as the log's readers now take it: the winner, or where two
   // runoffs of a task follow each other in the log, the faster of both.
-  const std::map<std::string, log::Record> best =
-      log::best_records(log::read_log(o_.log_path).records, backend_->target().str());
+  const std::map<std::string, log::Record> best = log::best_records(records, backend_->target().str());
   for (size_t t = 0; t < tasks_.size(); ++t) {
     const RunoffTask& r = summary_.runoff[t];
     if (r.programs > 0) runs_[t].best_cost = best.at(tasks_[t].workload_key).result.median_cost();
