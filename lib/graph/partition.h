@@ -5,7 +5,10 @@
 // of elementwise/injective ops with no anchor form subgraphs of their own.
 //
 // The fusion rule, applied to the nodes in topological order: an anchor
-// always starts a new subgraph, and so do a transform out of channel
+// starts a new subgraph (but a convolution whose data is transformed into
+// one channel block for it alone, a first convolution's, joins that
+// transform's, which then costs no pass over the data of its own), and so
+// do a transform out of channel
 // blocks (FromChannelBlocks: the convolution before it stores whole vectors
 // of its blocks) and a KernelBoundary (graph::store_split_inputs); an
 // elementwise or injective node joins the
@@ -14,9 +17,9 @@
 // other's values; otherwise it starts a subgraph of its own. So consumers
 // fuse into their producer (conv -> bias add -> relu -> residual add whose
 // other operand comes from elsewhere), a value read twice is never computed
-// twice, and producers are not fused into a following anchor (TVM fuses
-// injective producers such as a pad into a conv; ops/ already folds the
-// padding into conv2d, and the remaining cases stay separate kernels).
+// twice, and other producers are not fused into a following anchor (TVM
+// fuses injective producers such as a pad into a conv; ops/ already folds
+// the padding into conv2d, and the remaining cases stay separate kernels).
 // A Concat that concat_views places in memory is in no subgraph: its inputs
 // are subgraph outputs (computed into their runs of its output), and a
 // reader of its output runs after every kernel that computes a part.

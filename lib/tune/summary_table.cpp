@@ -134,7 +134,9 @@ std::string summary_table(const TuneSummary& summary) {
                 total_ms);
   out += buf;
   if (summary.constructed_tasks > 0) {
-    std::snprintf(buf, sizeof(buf), "the search of %d task%s started from constructed programs (no valid program yet)\n",
+    std::snprintf(buf, sizeof(buf),
+                  "the search of %d task%s started from constructed programs (a resumed one's beside its measured "
+                  "ones)\n",
                   summary.constructed_tasks, summary.constructed_tasks == 1 ? "" : "s");
     out += buf;
   }

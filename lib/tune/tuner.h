@@ -11,8 +11,9 @@
 // programs and the cost model is trained on them, and they count against the
 // trial budget only as history (the budget is for new measurements).
 //
-// On a GPU target, each task's search is seeded with its constructed program
-// (search/construct.h), measured in its first round. Programs to retime
+// Each task's search is seeded with its constructed programs
+// (search/construct.h), measured in its first round; a resumed task's with
+// its constructed best alone, measured unless the log has it. Programs to retime
 // (transfer.h, `--retime`) are seeds too: measured first, fastest first, in
 // as many of the task's rounds as they fill, unless the log has them.
 //
@@ -120,7 +121,7 @@ struct TuneSummary {
   std::string log_path;
   int new_trials = 0;       // measured in this run
   int resumed_trials = 0;   // read from the log
-  int constructed_tasks = 0;  // tasks whose search started from constructed programs (those with no valid program yet)
+  int constructed_tasks = 0;  // tasks seeded with constructed programs (a resumed one with its constructed best)
   double wall_seconds = 0;
   TimeSplit time;           // of this run's wall_seconds
   bool interrupted = false; // ended by SIGINT/SIGTERM

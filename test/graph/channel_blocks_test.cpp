@@ -109,17 +109,28 @@ TEST_CASE("block_channels: a blocked network computes what the NCHW one does", "
     // Weights repacked once, the NCHW ones gone.
     CHECK(!blocked.is_constant("expand_w"));
     // A transform out of blocks is a kernel of its own: every convolution
-    // stores whole vectors of its blocks.
+    // stores whole vectors of its blocks. x's transform into blocks, read by
+    // the stem alone, is inlined into the stem's kernel, which reads x as it
+    // is; y's, read by an Add, stays a kernel.
     std::vector<Subgraph> subgraphs = partition(blocked);
+    size_t transforms_into_convs = 0, transforms_alone = 0;
     for (const Subgraph& sg : subgraphs) {
-      bool conv = false, from = false;
+      bool conv = false, from = false, to = false;
       for (int i : sg.nodes) {
         conv = conv || blocked.nodes[i].op_type == "ConvNCHWc";
         from = from || blocked.nodes[i].op_type == "FromChannelBlocks";
+        to = to || blocked.nodes[i].op_type == "ToChannelBlocks";
       }
       INFO(sg.name);
       CHECK(!(conv && from));
+      if (to && conv) {
+        ++transforms_into_convs;
+        CHECK(sg.inputs[0] == "x");
+      }
+      transforms_alone += to && sg.nodes.size() == 1;
     }
+    CHECK(transforms_into_convs == 1);
+    CHECK(transforms_alone == 1);
     check_outputs(Executor(blocked, std::move(subgraphs)), g, inputs, reference);
   }
 }
@@ -144,6 +155,26 @@ TEST_CASE("block_channels: convolutions whose channels fill no block stay NCHW",
   REQUIRE(count_ops(half, "ConvNCHWc") == 1);
   CHECK(half.info(half.nodes.back().inputs[0]).shape == std::vector<int64_t>{1, 3, 6, 6, 4});
   REQUIRE_THROWS_WITH(block_channels(conv_relu(16, 16), 1), Catch::Contains("at least 2"));
+}
+
+TEST_CASE("partition: a convolution takes in its data's transform into one block, not into several", "[cpu]") {
+  for (int64_t c : {3, 16, 32}) {
+    INFO(c << " input channels");
+    hand::Builder b;
+    b.input("x", {1, c, 9, 9});
+    add_conv(b, "out", "x", {16, c, 3, 3}, {1, 16, 9, 9}, 1, 1, 1, true);
+    b.output("out");
+    Graph blocked = block_channels(b.g, 16);
+    REQUIRE(count_ops(blocked, "ToChannelBlocks") == 1);
+    std::vector<Subgraph> subgraphs = partition(blocked);
+    // 3 and 16 channels are one block: the convolution reads x itself.
+    const bool one_block = c <= 16;
+    CHECK(subgraphs.size() == (one_block ? 2u : 3u));
+    CHECK(subgraphs[0].inputs[0] == "x");
+    CHECK(blocked.nodes[subgraphs[0].nodes.back()].op_type == (one_block ? "ConvNCHWc" : "ToChannelBlocks"));
+    std::map<std::string, runtime::NDArray> inputs = {{"x", random({1, c, 9, 9}, 7)}};
+    check_outputs(Executor(blocked, std::move(subgraphs)), b.g, inputs, hand::run_nodes(b.g, inputs));
+  }
 }
 
 TEST_CASE("block_channels: output channels an eighth short of whole blocks run zero-padded", "[cpu]") {

@@ -8,11 +8,15 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <set>
 
+#include "backend/backend.h"
 #include "log/log_file.h"
 #include "measure/fault_injection.h"
+#include "search/construct.h"
+#include "tune/construct_tasks.h"
 #include "tune/tuner.h"
 #include "tune_test_util.h"
 
@@ -76,7 +80,7 @@ TEST_CASE("tuning logs every measurement and a resumed run measures only new pro
   tune::TuneSummary second = tune::tune(tasks, o);
   CHECK(second.resumed_trials == 16);
   CHECK(second.new_trials == 8);
-  CHECK(second.constructed_tasks == 0);  // both have measured programs: not constructed again
+  CHECK(second.constructed_tasks == 2);  // their constructed best programs are in the log: not measured again
   CHECK(total_trials(second) == 24);
   for (size_t t = 0; t < 2; ++t) CHECK(second.tasks[t].best_cost <= first.tasks[t].best_cost);
 
@@ -85,6 +89,46 @@ TEST_CASE("tuning logs every measurement and a resumed run measures only new pro
   std::set<std::string> after = unique_program_keys(records);
   CHECK(after.size() == 24);
   for (const std::string& k : before) CHECK(after.count(k) == 1);
+}
+
+TEST_CASE("a resumed task measures its constructed program first where the log lacks it", "[cpu][tune]") {
+  tune_test::TempDir dir("resume_construct");
+  const std::vector<tasks::Task> tasks = tune_test::tiny_tasks();
+  tune::TuneOptions o = tune_test::fast_options(dir.file("tiny.log.json"));
+  o.trials = 16;
+  tune::tune(tasks, o);
+  // The matmul's constructed best as the tuner builds it (its seed, the
+  // seeds' walk), found in the log and then dropped from it, as from a log
+  // written before a sketch rule that constructs it.
+  const auto backend = backend::host_backend();
+  std::optional<search::Construction> c = search::construct_program(
+      tasks[0].dag, search::for_target(o.search, backend->target()), o.seed + 0,
+      [&](const lower::LoweredFunc& f) { return tune::compiler_accepts(*backend, f); },
+      {.draws_per_sketch = 24, .walks = 3});
+  REQUIRE(c);
+  const std::string constructed = log::program_key(tasks[0].workload_key, c->best.state.history);
+  std::vector<log::Record> records = log::read_log(o.log_path).records;
+  const size_t before = records.size();
+  std::erase_if(records, [&](const log::Record& r) {
+    return log::program_key(r.task.workload_key, r.steps) == constructed;
+  });
+  REQUIRE(records.size() == before - 1);
+  std::filesystem::remove(o.log_path);
+  {
+    log::LogWriter writer(o.log_path);
+    for (const log::Record& r : records) writer.append(r);
+  }
+  o.trials = 8;
+  tune::TuneSummary resumed = tune::tune(tasks, o);
+  CHECK(resumed.constructed_tasks == 2);
+  records = log::read_log(o.log_path).records;
+  REQUIRE(records.size() == before - 1 + 8);
+  // Measured again, once, in the matmul's first round after resuming.
+  int measured = 0;
+  for (size_t i = before - 1; i < records.size(); ++i)
+    measured += log::program_key(records[i].task.workload_key, records[i].steps) == constructed;
+  CHECK(measured == 1);
+  unique_program_keys(records);
 }
 
 TEST_CASE("stop_when ends a run with its reason once it sees the best costs it waits for", "[cpu][tune]") {
