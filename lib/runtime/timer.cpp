@@ -57,7 +57,8 @@ void evict_private_caches(int64_t bytes) {
     size_t bytes;
     std::vector<uint8_t> sums;  // one per thread, so the reads are not optimized away
   } c{scratch.data(), static_cast<size_t>(bytes), std::vector<uint8_t>(threads, 0)};
-  // One iteration per thread: the pool runs chunk w on its worker w.
+  // One iteration per thread: the pool runs iteration w on its worker w (a
+  // loop of one part per worker is not shared out, thread_pool.cpp).
   tunectl_parallel_for(
       [](void* p, int64_t begin, int64_t end) {
         auto* c = static_cast<Closure*>(p);
@@ -87,8 +88,8 @@ void hand_over(const std::vector<HandedOver>& buffers) {
     const std::vector<HandedOver>* buffers;
     int threads;
   } c{&buffers, num_threads()};
-  // One iteration per thread: the pool runs chunk w on its worker w, as it
-  // runs chunk w of every kernel's parallel loop.
+  // One iteration per thread: the pool runs iteration w on its worker w, as
+  // it runs part w of every kernel's parallel loop when no worker lags.
   tunectl_parallel_for(
       [](void* p, int64_t begin, int64_t end) {
         const auto* c = static_cast<const Closure*>(p);

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <numeric>
 #include <thread>
 #include <vector>
@@ -56,7 +57,7 @@ TEST_CASE("parallel_for sums 1e6 values with every thread count", "[unit]") {
     CHECK(tunectl::runtime::num_threads() == threads);
     int calls = 0;
     CHECK(parallel_sum(values, &calls) == expected);
-    CHECK(calls == threads);  // static chunking: one contiguous chunk per worker
+    CHECK(calls == (threads == 1 ? 1 : 2 * threads));  // two contiguous parts per worker of a pool
   }
   tunectl::runtime::set_num_threads(0);
 }
@@ -141,10 +142,63 @@ TEST_CASE("a forked child runs parallel loops on a pool of its own", "[unit]") {
     std::vector<int> visits(values.size(), 0);
     SumJob job{&values, &visits};
     tunectl_parallel_for(&sum_body, &job, static_cast<int64_t>(values.size()));
-    _exit(job.sum.load() == expected && job.calls.load() == 2 ? 0 : 1);
+    _exit(job.sum.load() == expected && job.calls.load() == 4 ? 0 : 1);
   }
   int status = 0;
   REQUIRE(waitpid(child, &status, 0) == child);
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
+}
+
+namespace {
+
+// Records which thread ran each part; the first part a worker thread (not
+// the caller) runs stalls, as a vCPU the host stops does. The caller's
+// parts take 2 ms each, so that the worker starts before they are done.
+struct StallJob {
+  std::thread::id caller;
+  std::atomic<bool> stalled{false};
+  std::vector<std::atomic<int>>* visits;
+  std::atomic<int> caller_parts{0}, worker_parts{0};
+};
+
+void stall_body(void* closure, int64_t begin, int64_t end) {
+  auto* job = static_cast<StallJob*>(closure);
+  const bool on_caller = std::this_thread::get_id() == job->caller;
+  (on_caller ? job->caller_parts : job->worker_parts).fetch_add(1);
+  if (on_caller) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  if (!on_caller && !job->stalled.exchange(true)) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  for (int64_t i = begin; i < end; ++i) (*job->visits)[i].fetch_add(1);
+}
+
+// One iteration per thread, recording the thread of each.
+void thread_of_body(void* closure, int64_t begin, int64_t end) {
+  auto* ids = static_cast<std::vector<std::thread::id>*>(closure);
+  for (int64_t i = begin; i < end; ++i) (*ids)[i] = std::this_thread::get_id();
+}
+
+}  // namespace
+
+TEST_CASE("a stalled worker's remaining parts are taken over, but one part per worker stays its own", "[unit]") {
+  tunectl::runtime::set_num_threads(2);
+  for (int rep = 0; rep < 3; ++rep) {
+    std::vector<std::atomic<int>> visits(800);
+    StallJob job{std::this_thread::get_id()};
+    job.visits = &visits;
+    tunectl_parallel_for(&stall_body, &job, 800);
+    for (auto& v : visits) REQUIRE(v.load() == 1);
+    // 4 parts: the worker stalls in its first (if it started before the
+    // caller had taken them all) and the caller runs the others.
+    CHECK(job.worker_parts.load() + job.caller_parts.load() == 4);
+    CHECK(job.caller_parts.load() >= 3);
+  }
+  // One part per worker: one iteration per thread stays one per thread,
+  // however late the worker starts.
+  for (int rep = 0; rep < 200; ++rep) {
+    std::vector<std::thread::id> ids(2);
+    tunectl_parallel_for(&thread_of_body, &ids, 2);
+    REQUIRE(ids[0] == std::this_thread::get_id());
+    REQUIRE(ids[1] != ids[0]);
+  }
+  tunectl::runtime::set_num_threads(0);
 }
