@@ -12,10 +12,15 @@
 #include "ir/error.h"
 #include "log/log_file.h"
 #include "search/construct.h"
+#include "te/compute_dag.h"
 #include "te/dag_json.h"
 #include "tune/interrupt.h"
 
 namespace tunectl::tune {
+
+uint64_t construction_seed(uint64_t seed, const std::string& workload_key) {
+  return seed + std::stoull(te::stable_hash_hex(workload_key), nullptr, 16);
+}
 
 bool compiler_accepts(const backend::Backend& backend, const lower::LoweredFunc& func) {
   if (!backend.builds_device_code()) return true;

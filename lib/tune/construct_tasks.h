@@ -9,6 +9,8 @@
 // replaces these.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tasks/extract.h"
@@ -18,6 +20,12 @@ namespace tunectl::tune {
 
 // options: log_path, backend (its target), seed, search, progress.
 TuneSummary construct_tasks(const std::vector<tasks::Task>& tasks, const TuneOptions& options);
+
+// The seed of a tuning run's construction of a task: the run's seed and the
+// task's workload key, so that a task gets the same program in every run of
+// one seed, whatever its place among the tasks (`--layout auto`'s first
+// round and main phase tune different lists).
+uint64_t construction_seed(uint64_t seed, const std::string& workload_key);
 
 // Whether the backend's compiler takes func: a device program passes its
 // resource check (no register spills); the host compiler takes any.

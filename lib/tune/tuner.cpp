@@ -82,6 +82,12 @@ class Tuner {
   // Searches and measures one round of task t; a search that ran dry marks
   // the task exhausted.
   void tune_round(int t);
+  // Measures the constructed best of each resumed task whose log lacks it,
+  // all in one batch before the rounds (within the trial budget).
+  void measure_constructed();
+  // Measures programs of the tasks `of` (program i of task of[i]), logging
+  // each result as it comes, then retrains the cost model once.
+  void measure(const std::vector<int>& of, const std::vector<search::Candidate>& programs);
   std::string stop_reason() const;
   double elapsed() const { return seconds_since(start_); }
   void show_progress(int t, bool end_of_round);
@@ -94,6 +100,7 @@ class Tuner {
   std::shared_ptr<const backend::Backend> backend_;
   std::unique_ptr<search::CostModel> model_;
   std::vector<TaskRun> runs_;
+  std::vector<std::optional<search::Candidate>> constructed_;  // a resumed task's constructed best, till measured
   std::set<std::string> measured_;  // log::program_key of every program in the log
   std::unique_ptr<measure::Measurer> measurer_;
   std::unique_ptr<log::LogWriter> writer_;
@@ -194,22 +201,32 @@ void Tuner::tune_round(int t) {
     scheduler_.report_round(t, run.best_cost);
     return;
   }
+  measure(std::vector<int>(batch.size(), t), batch);
+  scheduler_.report_round(t, run.best_cost);
+}
+
+void Tuner::measure(const std::vector<int>& of, const std::vector<search::Candidate>& programs) {
   std::vector<search::ProgramFeatures> features;
   std::vector<double> throughputs;
   // The search alone may take a while: an interrupt or the time budget that
   // arrived meanwhile is honored before anything is measured, and during the
   // measurement between candidates.
   std::vector<measure::MeasureInput> inputs;
-  const double cutoff = std::isfinite(run.best_cost) ? o_.slow_cutoff_factor * run.best_cost : 0;
-  for (const search::Candidate& c : batch) inputs.push_back({tasks_[t].dag, c.state.history, c.lowering->func, cutoff});
+  for (size_t i = 0; i < programs.size(); ++i) {
+    const TaskRun& run = runs_[of[i]];
+    const double cutoff = std::isfinite(run.best_cost) ? o_.slow_cutoff_factor * run.best_cost : 0;
+    inputs.push_back({tasks_[of[i]].dag, programs[i].state.history, programs[i].lowering->func, cutoff});
+  }
   auto record = [&](size_t i, log::MeasureResult r) {
+    const int t = of[i];
+    TaskRun& run = runs_[t];
     const double cost = r.median_cost();
-    const int line = writer_->append({run.info, batch[i].state.history, r});
+    const int line = writer_->append({run.info, programs[i].state.history, r});
     if (r.error == log::MeasureError::InternalError) summary_.bugs.push_back({tasks_[t].name, line, r.error_message});
-    measured_.insert(log::program_key(key, batch[i].state.history));
-    run.search.add_measured(batch[i], cost);
+    measured_.insert(log::program_key(tasks_[t].workload_key, programs[i].state.history));
+    run.search.add_measured(programs[i], cost);
     run.best_cost = std::min(run.best_cost, cost);
-    features.push_back(search::candidate_features(batch[i], t));
+    features.push_back(search::candidate_features(programs[i], t));
     throughputs.push_back(r.ok() && cost > 0 ? tasks_[t].flops / cost : 0.0);
     ++summary_.new_trials;
     ++summary_.tasks[t].trials;
@@ -223,7 +240,22 @@ void Tuner::tune_round(int t) {
     model_->update(features, throughputs);
     summary_.time.training_s += seconds_since(training_start);
   }
-  scheduler_.report_round(t, run.best_cost);
+}
+
+void Tuner::measure_constructed() {
+  std::vector<int> of;
+  std::vector<search::Candidate> programs;
+  for (size_t t = 0; t < tasks_.size(); ++t) {
+    std::optional<search::Candidate>& c = constructed_[t];
+    if (!c || measured_.count(log::program_key(tasks_[t].workload_key, c->state.history))) continue;
+    if (summary_.new_trials + static_cast<int>(programs.size()) >= o_.trials) break;
+    of.push_back(static_cast<int>(t));
+    programs.push_back(std::move(*c));
+  }
+  if (programs.empty()) return;
+  ++round_;
+  measure(of, programs);
+  for (int t : std::set<int>(of.begin(), of.end())) scheduler_.report_round(t, runs_[t].best_cost);
 }
 
 void Tuner::run_runoff(const measure::MeasureOptions& measure_options) {
@@ -298,26 +330,31 @@ TuneSummary Tuner::run() {
   // convolutions, constructed, ran at 0.95 and 0.49 ms where 56 measured
   // trials from scratch reached 1.28 and 0.62. A task that already has a
   // valid program (resumed: a later run, or --layout auto's main phase after
-  // its first round) starts from its measured programs, and its constructed
-  // best is measured first only where the log lacks it: a sketch rule newer
-  // than the log (a pooling that reduces outside its lanes ran 5x faster
-  // than the committed log's best) reaches it this way rather than through a
-  // lucky draw, for one trial at most.
+  // its first round) starts from its measured programs; its constructed
+  // best, where the log lacks it, is measured before any round, in one batch
+  // with the other tasks' (measure_constructed): a sketch rule newer than
+  // the log (a pooling that reduces outside its lanes ran 5x faster than
+  // the committed log's best) reaches it this way rather than through a
+  // lucky draw, for one trial per task at most.
   // Seeds take the lighter walk (24 draws, 3 walks; a fifth of `--search
   // construct`'s time): the measurements that follow matter more, and the
   // first of them comes sooner.
   const search::ConstructParams seed_walks{.draws_per_sketch = 24, .walks = 3};
   const Clock::time_point construct_start = Clock::now();
+  constructed_.resize(tasks_.size());
   for (size_t t = 0; t < tasks_.size(); ++t) {
     std::optional<search::Construction> c = search::construct_program(
-        tasks_[t].dag, search::for_target(o_.search, backend_->target()), o_.seed + t,
+        tasks_[t].dag, search::for_target(o_.search, backend_->target()),
+        construction_seed(o_.seed, tasks_[t].workload_key),
         [&](const lower::LoweredFunc& f) { return compiler_accepts(*backend_, f); }, seed_walks);
     if (!c) continue;
-    // Measured before (the same seed's walks), a seed is not measured again.
-    runs_[t].search.add_seed(std::move(c->best));
-    if (!std::isfinite(runs_[t].best_cost))
-      for (search::Candidate& other : c->other_optima) runs_[t].search.add_seed(std::move(other));
     ++summary_.constructed_tasks;
+    if (std::isfinite(runs_[t].best_cost)) {
+      constructed_[t] = std::move(c->best);  // measured first, unless the log has it
+      continue;
+    }
+    runs_[t].search.add_seed(std::move(c->best));
+    for (search::Candidate& other : c->other_optima) runs_[t].search.add_seed(std::move(other));
   }
   summary_.time.search_s += seconds_since(construct_start);
   measure::MeasureOptions measure_options = o_.measure;
@@ -329,6 +366,7 @@ TuneSummary Tuner::run() {
   writer_ = std::make_unique<log::LogWriter>(o_.log_path);
   if (!writer_->warning().empty()) warn(summary_, writer_->warning());
   progress_ = std::make_unique<ProgressDisplay>(o_.progress);
+  measure_constructed();
 
   for (;;) {
     summary_.stop_reason = stop_reason();

@@ -12,8 +12,9 @@
 // trial budget only as history (the budget is for new measurements).
 //
 // Each task's search is seeded with its constructed programs
-// (search/construct.h), measured in its first round; a resumed task's with
-// its constructed best alone, measured unless the log has it. Programs to retime
+// (search/construct.h), measured in its first round; a resumed task's
+// constructed best is measured before the first round, unless the log has
+// it. Programs to retime
 // (transfer.h, `--retime`) are seeds too: measured first, fastest first, in
 // as many of the task's rounds as they fill, unless the log has them.
 //
